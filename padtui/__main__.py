@@ -1,0 +1,3 @@
+from padtui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""padtui's pure core: model, formats, tokens, compaction, audit. Never imports Textual."""

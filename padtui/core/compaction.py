@@ -1,0 +1,388 @@
+"""Trial compaction (SPEC section 3): the seed's reference policy and the strict policy.
+
+``plan()`` never raises: it returns a :class:`Plan` that says what a pass would keep and
+drop, the loss record it would append, and whether it is refused (with a code and the way
+out). ``compact()`` is the seed document's function, same signature, same behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from padtui.core.claims import pad_claims
+from padtui.core.errors import UnrecoverableCompactionError
+from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
+from padtui.core.tokens import TokenCounter, counter_for
+
+DEFAULT_BUDGET = 4000
+POLICIES = ("strict", "seed")
+
+SEALED_OVER_BUDGET = "SEALED_OVER_BUDGET"
+NO_LOSS_RECORD = "NO_LOSS_RECORD"
+PROTECTED_KIND_WOULD_DROP = "PROTECTED_KIND_WOULD_DROP"
+RECORD_WOULD_NOT_FIT = "RECORD_WOULD_NOT_FIT"
+REFUSAL_CODES = (
+    SEALED_OVER_BUDGET,
+    NO_LOSS_RECORD,
+    PROTECTED_KIND_WOULD_DROP,
+    RECORD_WOULD_NOT_FIT,
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one compaction pass would do to one version of a pad."""
+
+    policy: str
+    budget: int
+    encoding: str
+    verdict: str  # "fits", "compactable" or "refused"
+    code: str | None
+    message: str
+    way_out: str | None
+    source: Pad
+    kept: tuple[Entry, ...]  # in the policy's result order (seed: sealed, then kept)
+    dropped: tuple[Entry, ...]  # in file order
+    loss_record: Entry | None
+    costs: Mapping[int, int] = field(repr=False)  # entry index -> tokens
+    record_tokens: int = 0
+
+    @property
+    def refused(self) -> bool:
+        return self.verdict == "refused"
+
+    @property
+    def tokens_sealed(self) -> int:
+        return sum(self.costs[e.index] for e in self.source.sealed)
+
+    @property
+    def tokens_total(self) -> int:
+        return sum(self.costs.values())
+
+    @property
+    def tokens_rewritable(self) -> int:
+        return self.tokens_total - self.tokens_sealed
+
+    @property
+    def tokens_after(self) -> int:
+        """Tokens of the pad once committed (a refused plan changes nothing)."""
+        if self.refused:
+            return self.tokens_total
+        return sum(self.costs[e.index] for e in self.kept) + self.record_tokens
+
+    @property
+    def tokens_dropped(self) -> int:
+        return sum(self.costs[e.index] for e in self.dropped)
+
+    @property
+    def claims_before(self) -> int:
+        return pad_claims(self.source.entries)
+
+    @property
+    def claims_after(self) -> int:
+        if self.refused:
+            return self.claims_before
+        return pad_claims(self.result())
+
+    def as_json(self) -> dict[str, Any]:
+        """The plan as ``check --json`` prints it (SPEC section 5)."""
+        return {
+            "verdict": self.verdict,
+            "code": self.code,
+            "policy": self.policy,
+            "budget": self.budget,
+            "encoding": self.encoding,
+            "tokens": {
+                "total": self.tokens_total,
+                "sealed": self.tokens_sealed,
+                "rewritable": self.tokens_rewritable,
+                "after": self.tokens_after,
+                "dropped": self.tokens_dropped,
+                "loss_record": self.record_tokens,
+            },
+            "kept": [e.label for e in self.kept],
+            "dropped": [e.label for e in self.dropped],
+            "dropped_kinds": [e.kind for e in self.dropped],
+            "loss_record": self.loss_record.text if self.loss_record is not None else None,
+            "claims": {"before": self.claims_before, "after": self.claims_after},
+            "message": self.message,
+            "way_out": self.way_out,
+        }
+
+    def result(self) -> tuple[Entry, ...]:
+        """The entries a commit writes: the file's order minus the drops, plus the record."""
+        gone = {e.index for e in self.dropped}
+        kept = tuple(e for e in self.source.entries if e.index not in gone)
+        return kept + ((self.loss_record,) if self.loss_record is not None else ())
+
+
+@dataclass(frozen=True)
+class _Pass:
+    kept: list[int]  # indices of kept rewritable entries, file order
+    dropped: list[int]
+
+
+def _first_fit(rewritable: Sequence[Entry], costs: Mapping[int, int], room: int) -> _Pass:
+    kept: list[int] = []
+    dropped: list[int] = []
+    for e in rewritable:
+        cost = costs[e.index]
+        if cost <= room:
+            kept.append(e.index)
+            room -= cost
+        else:
+            dropped.append(e.index)
+    return _Pass(kept, dropped)
+
+
+def compact(
+    scratchpad: Sequence[dict[str, Any]],
+    budget_tokens: int,
+    tokenize: Callable[[str], Sequence[Any]],
+) -> list[dict[str, Any]]:
+    """The seed document's ``compact()``: sealed items, then rewritable ones first-fit.
+
+    Raises :class:`UnrecoverableCompactionError` when the sealed region alone is over the
+    budget, or when a protected kind would be dropped and no sealed loss record exists.
+    """
+    sealed = [s for s in scratchpad if s["sealed"]]
+    rewritable = [s for s in scratchpad if not s["sealed"]]
+    sealed_cost = sum(len(tokenize(s["text"])) for s in sealed)
+    if sealed_cost > budget_tokens:
+        raise UnrecoverableCompactionError(
+            f"sealed region costs {sealed_cost} tokens, budget is {budget_tokens}; "
+            "refusing to compact sealed constraints"
+        )
+    room = budget_tokens - sealed_cost
+    kept: list[dict[str, Any]] = []
+    dropped: list[dict[str, Any]] = []
+    for item in rewritable:
+        cost = len(tokenize(item["text"]))
+        if cost <= room:
+            kept.append(item)
+            room -= cost
+        else:
+            dropped.append(item)
+    if any(d["kind"] in PROTECTED_KINDS for d in dropped) and not any(
+        s["kind"] == "loss_record" for s in sealed
+    ):
+        raise UnrecoverableCompactionError(
+            "compaction dropped a constraint or negative fact but no sealed loss_record "
+            "exists to make the loss declarable; externalize before compacting"
+        )
+    return sealed + kept
+
+
+def plan(
+    pad: Pad,
+    budget: int | None = None,
+    policy: str = "strict",
+    counter: TokenCounter | None = None,
+    now: datetime | None = None,
+) -> Plan:
+    """A trial compaction of ``pad``. Never raises for any pad; refusals carry a code."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    counter = counter or counter_for(pad.encoding)
+    budget = resolve_budget(pad, budget)
+    entries = pad.entries
+    costs = dict(
+        zip((e.index for e in entries), counter.count_many(e.text for e in entries), strict=True)
+    )
+    ctx = _Ctx(pad, budget, counter, policy, costs)
+    if policy == "seed":
+        return _seed(ctx)
+    return _strict(ctx, now or datetime.now(UTC))
+
+
+def resolve_budget(pad: Pad, budget: int | None) -> int:
+    """``--budget`` if given, else the file's ``budget_tokens``, else 4000."""
+    if budget is not None:
+        return budget
+    return pad.budget_tokens if pad.budget_tokens is not None else DEFAULT_BUDGET
+
+
+@dataclass(frozen=True)
+class _Ctx:
+    pad: Pad
+    budget: int
+    counter: TokenCounter
+    policy: str
+    costs: dict[int, int]
+
+    @property
+    def sealed_cost(self) -> int:
+        return sum(self.costs[e.index] for e in self.pad.sealed)
+
+    def entries(self, indices: Sequence[int]) -> tuple[Entry, ...]:
+        return tuple(self.pad.entries[i] for i in indices)
+
+    def make(
+        self,
+        kept: Sequence[Entry],
+        dropped: Sequence[Entry],
+        code: str | None = None,
+        message: str = "",
+        way_out: str | None = None,
+        record: Entry | None = None,
+    ) -> Plan:
+        if code is not None:
+            verdict = "refused"
+        elif dropped:
+            verdict = "compactable"
+        else:
+            verdict = "fits"
+        record_tokens = self.counter.count(record.text) if record is not None else 0
+        plan = Plan(
+            self.policy,
+            self.budget,
+            self.counter.encoding,
+            verdict,
+            code,
+            message,
+            way_out,
+            self.pad,
+            tuple(kept),
+            tuple(dropped),
+            record,
+            self.costs,
+            record_tokens,
+        )
+        if not message:
+            plan = _with_message(plan)
+        return plan
+
+
+def _with_message(plan: Plan) -> Plan:
+    from dataclasses import replace
+
+    if plan.verdict == "fits":
+        msg = f"{plan.tokens_total} of {plan.budget} tokens, nothing to drop"
+    else:
+        msg = (
+            f"would drop {len(plan.dropped)} "
+            f"{'entry' if len(plan.dropped) == 1 else 'entries'} "
+            f"({plan.tokens_dropped} tokens): {plan.tokens_total} -> {plan.tokens_after} "
+            f"of {plan.budget}"
+        )
+        if plan.loss_record is not None:
+            msg += f", appending a sealed loss record ({plan.record_tokens} tokens)"
+    return replace(plan, message=msg)
+
+
+def _seed(ctx: _Ctx) -> Plan:
+    pad, budget = ctx.pad, ctx.budget
+    if ctx.sealed_cost > budget:
+        return _sealed_over(ctx)
+    p = _first_fit(pad.rewritable, ctx.costs, budget - ctx.sealed_cost)
+    kept = pad.sealed + ctx.entries(p.kept)
+    dropped = ctx.entries(p.dropped)
+    lost = [e for e in dropped if e.protected]
+    if lost and not any(e.kind == "loss_record" for e in pad.sealed):
+        names = " ".join(e.label for e in lost)
+        return ctx.make(
+            kept,
+            dropped,
+            NO_LOSS_RECORD,
+            f"would drop {_describe(lost)} and no sealed loss_record exists to make the "
+            "loss declarable",
+            f"externalize before compacting: padtui externalize PATH {names}",
+        )
+    return ctx.make(kept, dropped)
+
+
+def _sealed_over(ctx: _Ctx) -> Plan:
+    return ctx.make(
+        ctx.pad.entries,
+        (),
+        SEALED_OVER_BUDGET,
+        f"the sealed region alone costs {ctx.sealed_cost} tokens, over the budget of "
+        f"{ctx.budget}; compaction never drops sealed entries",
+        f"halt and surface: raise the budget to at least {ctx.sealed_cost} (--budget), or "
+        "have a person consolidate the sealed region",
+    )
+
+
+def _strict(ctx: _Ctx, now: datetime) -> Plan:
+    pad, budget = ctx.pad, ctx.budget
+    if ctx.sealed_cost > budget:
+        return _sealed_over(ctx)
+    reserve = 0
+    record: Entry | None = None
+    while True:
+        p = _first_fit(pad.rewritable, ctx.costs, budget - ctx.sealed_cost - reserve)
+        kept, dropped = ctx.entries(p.kept), ctx.entries(p.dropped)
+        if not dropped:
+            return ctx.make(pad.entries, ())
+        lost = [e for e in dropped if e.protected]
+        if lost:
+            names = " ".join(e.label for e in lost)
+            return ctx.make(
+                kept,
+                dropped,
+                PROTECTED_KIND_WOULD_DROP,
+                f"this pass would drop {_describe(lost)}: constraints, negative facts and "
+                "loss records cannot be rebuilt from the plan",
+                f"externalize them into the sealed region first: padtui externalize PATH {names}",
+            )
+        record = loss_record(pad, dropped, ctx.costs, budget, now)
+        cost = ctx.counter.count(record.text)
+        if ctx.sealed_cost + cost > budget:
+            return ctx.make(
+                kept,
+                dropped,
+                RECORD_WOULD_NOT_FIT,
+                f"the pass cannot afford the record of its own loss: sealed "
+                f"{ctx.sealed_cost} + loss record {cost} tokens > budget {budget}",
+                "halt and surface: raise the budget, or have a person consolidate the "
+                "sealed region",
+            )
+        if cost <= reserve:
+            return ctx.make(kept, dropped, record=record)
+        reserve = cost  # grows strictly and is bounded by the budget, so this ends
+
+
+def _describe(entries: Sequence[Entry]) -> str:
+    return ", ".join(f"{e.kind.replace('_', ' ')} {e.label}" for e in entries)
+
+
+def _quote(text: str, words: int = 6) -> str:
+    parts = text.split()
+    short = " ".join(parts[:words])
+    return f'"{short}{"..." if len(parts) > words else ""}"'
+
+
+def loss_record(
+    pad: Pad,
+    dropped: Sequence[Entry],
+    costs: Mapping[int, int],
+    budget: int,
+    now: datetime,
+) -> Entry:
+    """The sealed loss record a strict pass appends: what it dropped, and when.
+
+    Entries with an id are named by it; those without are named by position and quoted,
+    so that an audit of the next version can recognise what the record declares.
+    """
+    stamp = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    total = sum(costs[e.index] for e in dropped)
+    names = []
+    for e in dropped:
+        name = f"{e.label} ({e.kind}, {costs[e.index]} tokens"
+        name += ")" if e.id is not None else f", {_quote(e.text)})"
+        names.append(name)
+    text = (
+        f"compaction at {stamp} (strict, budget {budget}) dropped {len(dropped)} "
+        f"{'entry' if len(dropped) == 1 else 'entries'}, {total} tokens: " + "; ".join(names)
+    )
+    base = "loss-" + now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    rid, n = base, 1
+    while pad.find(rid) is not None:
+        n += 1
+        rid = f"{base}-{n}"
+    return make_entry(
+        "loss_record", text, sealed=True, id=rid, op="compact", drops=[e.label for e in dropped]
+    )

@@ -1,0 +1,29 @@
+"""Errors the core raises on purpose; each renders as one line for a person."""
+
+from __future__ import annotations
+
+
+class PadError(Exception):
+    """Bad input: a pad (or journal) that cannot be read as the SPEC describes.
+
+    ``where`` names the place inside the file (``line 3``, ``entry 2``, ``byte 17``),
+    so the message reads ``FILE: WHERE: PROBLEM``.
+    """
+
+    def __init__(self, path: str, problem: str, where: str | None = None) -> None:
+        self.path = path
+        self.where = where
+        self.problem = problem
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        place = f"{self.where}: " if self.where else ""
+        return f"{self.path}: {place}{self.problem}"
+
+
+class EncodingUnavailable(Exception):
+    """A tiktoken encoding that is neither bundled nor in tiktoken's cache."""
+
+
+class UnrecoverableCompactionError(RuntimeError):
+    """Raised when a self-edit would destroy a constraint or its loss record."""

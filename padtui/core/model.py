@@ -1,0 +1,129 @@
+"""Entries and pads: the data model of SPEC section 1."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+PROTECTED_KINDS = frozenset({"constraint", "negative_fact", "loss_record"})
+CAUTION_KINDS = frozenset({"constraint", "negative_fact"})
+KNOWN_KINDS = ("constraint", "negative_fact", "loss_record", "plan", "note", "hypothesis")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a pad.
+
+    ``raw`` is the entry's whole object as read (every unknown field kept, key order kept);
+    ``source`` is its exact source text when it has not been changed since it was read, so
+    that a write reproduces untouched entries byte for byte.
+    """
+
+    kind: str
+    text: str
+    sealed: bool = False
+    id: str | None = None
+    derived_from: tuple[str, ...] = ()
+    op: str | None = None
+    index: int = 0
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    source: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def label(self) -> str:
+        """The entry's name in all output: its id, else ``#N`` (its 0-based position)."""
+        return self.id if self.id is not None else f"#{self.index}"
+
+    @property
+    def protected(self) -> bool:
+        return self.kind in PROTECTED_KINDS
+
+    def as_dict(self) -> dict[str, Any]:
+        """The entry as a JSON object: the original fields, in their order, plus ours."""
+        out = dict(self.raw)
+        out["kind"] = self.kind
+        out["text"] = self.text
+        if self.sealed or "sealed" in out:
+            out["sealed"] = self.sealed
+        if self.id is not None:
+            out["id"] = self.id
+        if self.derived_from:
+            out["derived_from"] = list(self.derived_from)
+        if self.op is not None:
+            out["op"] = self.op
+        return out
+
+    def sealed_copy(self) -> Entry:
+        """This entry moved into the sealed region; nothing else about it changes."""
+        raw = dict(self.raw)
+        raw["sealed"] = True
+        return replace(self, sealed=True, raw=raw, source=None)
+
+
+def make_entry(
+    kind: str,
+    text: str,
+    *,
+    sealed: bool = False,
+    id: str | None = None,
+    derived_from: Iterable[str] = (),
+    op: str | None = None,
+    **extra: Any,
+) -> Entry:
+    """Build a new entry (as an agent or a commit would write it)."""
+    raw: dict[str, Any] = {"kind": kind, "text": text}
+    if sealed:
+        raw["sealed"] = True
+    if id is not None:
+        raw["id"] = id
+    derived = tuple(derived_from)
+    if derived:
+        raw["derived_from"] = list(derived)
+    if op is not None:
+        raw["op"] = op
+    raw.update(extra)
+    return Entry(kind, text, sealed, id, derived, op, raw=raw)
+
+
+@dataclass(frozen=True)
+class Pad:
+    """A version of a pad: its entries in file order plus the file's own settings."""
+
+    entries: tuple[Entry, ...]
+    budget_tokens: int | None = None
+    encoding: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        entries: Iterable[Entry],
+        budget_tokens: int | None = None,
+        encoding: str | None = None,
+    ) -> Pad:
+        """A pad whose entries are numbered by position (for their ``#N`` labels)."""
+        numbered = tuple(e if e.index == i else replace(e, index=i) for i, e in enumerate(entries))
+        return cls(numbered, budget_tokens, encoding)
+
+    @property
+    def sealed(self) -> tuple[Entry, ...]:
+        return tuple(e for e in self.entries if e.sealed)
+
+    @property
+    def rewritable(self) -> tuple[Entry, ...]:
+        return tuple(e for e in self.entries if not e.sealed)
+
+    def find(self, label: str) -> Entry | None:
+        """The entry with this id, or at position ``#N``."""
+        for e in self.entries:
+            if e.id == label:
+                return e
+        if label.startswith("#") and label[1:].isdigit():
+            i = int(label[1:])
+            if i < len(self.entries):
+                return self.entries[i]
+        return None
+
+
+def labels(entries: Sequence[Entry]) -> list[str]:
+    return [e.label for e in entries]

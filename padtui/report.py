@@ -1,0 +1,109 @@
+"""Short, readable text reports of plans and audits for the headless commands.
+
+Every piece of pad text goes through ``one_line`` (controls stripped) before it is printed.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from padtui.core.audit import Audit
+from padtui.core.compaction import Plan
+from padtui.core.text import one_line
+
+GAUGE_WIDTH = 40
+
+
+def gauge(sealed: int, rewritable: int, budget: int, width: int = GAUGE_WIDTH) -> str:
+    """``[███▒▒▒····]`` sealed | rewritable | free; past the budget, ``!`` marks overflow."""
+    total = sealed + rewritable
+    scale = max(total, budget, 1)
+    cells = [round(width * sealed / scale), round(width * total / scale)]
+    limit = round(width * budget / scale)
+    out = []
+    for i in range(width):
+        if i < cells[0]:
+            ch = "█"
+        elif i < cells[1]:
+            ch = "▒" if i < limit else "!"
+        else:
+            ch = "·"
+        out.append(ch)
+    bar = "".join(out)
+    if total > budget:
+        bar = bar[:limit] + "|" + bar[limit:]
+    return f"[{bar}]"
+
+
+def gauge_line(plan: Plan) -> str:
+    sealed, rewritable, budget = plan.tokens_sealed, plan.tokens_rewritable, plan.budget
+    total = sealed + rewritable
+    state = f"over by {total - budget}" if total > budget else f"{budget - total} free"
+    return (
+        f"{gauge(sealed, rewritable, budget)} {total}/{budget} tokens "
+        f"(sealed {sealed} · rewritable {rewritable} · {state})"
+    )
+
+
+def plan_report(path: str, plan: Plan) -> str:
+    lines = [
+        f"{path} · {plan.encoding} · policy {plan.policy} · budget {plan.budget}",
+        gauge_line(plan),
+    ]
+    if plan.dropped:
+        head = "would drop" if not plan.refused else "the pass would drop"
+        lines.append(
+            f"{head} {len(plan.dropped)} "
+            f"{'entry' if len(plan.dropped) == 1 else 'entries'} "
+            f"({plan.tokens_dropped} tokens):"
+        )
+        width = max(len(one_line(e.label, 24)) for e in plan.dropped)
+        for e in plan.dropped:
+            hazard = "  ⚠ protected" if e.protected else ""
+            lines.append(
+                f"  - {one_line(e.label, 24):<{width}}  {one_line(e.kind, 16):<13} "
+                f"{plan.costs[e.index]:>6} tok  {one_line(e.text, 60)}{hazard}"
+            )
+    if plan.loss_record is not None and not plan.refused:
+        lines.append(
+            f"appends sealed loss record ({plan.record_tokens} tokens): "
+            f"{one_line(plan.loss_record.text, 100)}"
+        )
+    lines.append(_claims_line(plan))
+    if plan.refused:
+        lines.append(f"refused: {plan.code} — {one_line(plan.message)}")
+        if plan.way_out:
+            lines.append("way out: " + plan.way_out.replace("PATH", shlex.quote(path)))
+    else:
+        lines.append(f"{plan.verdict}: {one_line(plan.message)}")
+    return "\n".join(lines)
+
+
+def _claims_line(plan: Plan) -> str:
+    before, after = plan.claims_before, plan.claims_after
+    tpc_before = plan.tokens_total / before if before else 0.0
+    tpc_after = plan.tokens_after / after if after else 0.0
+    if plan.refused or not plan.dropped:
+        return f"claims: {before} ({tpc_before:.1f} tokens per claim)"
+    tell = "claim reduction" if after < before else "compression"
+    return (
+        f"claims: {before} -> {after}, tokens per claim {tpc_before:.1f} -> "
+        f"{tpc_after:.1f} ({tell})"
+    )
+
+
+def audit_report(old: str, new: str, result: Audit) -> str:
+    lines = [f"audit {old} -> {new}: {result.verdict}"]
+    for f in result.findings:
+        sev = "CRITICAL" if f.severity == "critical" else "warning "
+        names = f" {', '.join(one_line(e, 24) for e in f.entries)}:" if f.entries else ":"
+        lines.append(f"  {sev} {f.code}{names} {one_line(f.message)}")
+        if f.entries and f.before is not None:
+            lines.append(f"      before: {one_line(f.before, 100)}")
+        if f.entries and f.after is not None:
+            lines.append(f"      after:  {one_line(f.after, 100)}")
+    lines.append(
+        f"tokens {result.tokens_before} -> {result.tokens_after} · "
+        f"claims {result.claims_before} -> {result.claims_after}"
+    )
+    return "\n".join(lines)
