@@ -191,7 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{argv[0]}: the live inspector is not in this version yet; "
                 f"try `padtui check {argv[0]}`"
             )
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a usage error already printed
+            return exc.code if isinstance(exc.code, int) else BAD
         run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
         if run is None:
             parser.print_usage(sys.stderr)

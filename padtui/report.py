@@ -12,6 +12,7 @@ from padtui.core.compaction import Plan
 from padtui.core.text import one_line
 
 GAUGE_WIDTH = 40
+MAX_LISTED = 20
 
 
 def gauge(sealed: int, rewritable: int, budget: int, width: int = GAUGE_WIDTH) -> str:
@@ -57,13 +58,17 @@ def plan_report(path: str, plan: Plan) -> str:
             f"{'entry' if len(plan.dropped) == 1 else 'entries'} "
             f"({plan.tokens_dropped} tokens):"
         )
-        width = max(len(one_line(e.label, 24)) for e in plan.dropped)
-        for e in plan.dropped:
+        shown = plan.dropped[:MAX_LISTED]
+        width = max(len(one_line(e.label, 24)) for e in shown)
+        for e in shown:
             hazard = "  ⚠ protected" if e.protected else ""
             lines.append(
                 f"  - {one_line(e.label, 24):<{width}}  {one_line(e.kind, 16):<13} "
                 f"{plan.costs[e.index]:>6} tok  {one_line(e.text, 60)}{hazard}"
             )
+        if len(plan.dropped) > MAX_LISTED:
+            rest = len(plan.dropped) - MAX_LISTED
+            lines.append(f"  … and {rest} more (--json lists them all)")
     if plan.loss_record is not None and not plan.refused:
         lines.append(
             f"appends sealed loss record ({plan.record_tokens} tokens): "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections.abc import Iterable
 
 from padtui.core.model import Entry
@@ -19,6 +20,7 @@ def split_claims(text: str) -> list[str]:
     return [p.strip() for p in _SPLIT.split(text) if _WORDY.search(p)]
 
 
+@lru_cache(maxsize=200_000)
 def count_claims(text: str) -> int:
     return len(split_claims(text))
 

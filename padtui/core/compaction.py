@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from datetime import UTC, datetime
 from typing import Any
 
@@ -77,11 +78,11 @@ class Plan:
     def tokens_dropped(self) -> int:
         return sum(self.costs[e.index] for e in self.dropped)
 
-    @property
+    @cached_property
     def claims_before(self) -> int:
         return pad_claims(self.source.entries)
 
-    @property
+    @cached_property
     def claims_after(self) -> int:
         if self.refused:
             return self.claims_before
@@ -314,7 +315,10 @@ def _strict(ctx: _Ctx, now: datetime) -> Plan:
     record: Entry | None = None
     while True:
         p = _first_fit(pad.rewritable, ctx.costs, budget - ctx.sealed_cost - reserve)
-        kept, dropped = ctx.entries(p.kept), ctx.entries(p.dropped)
+        # strict's result order is the commit's: the file's order, sealed entries included
+        gone = set(p.dropped)
+        kept = tuple(e for e in pad.entries if e.index not in gone)
+        dropped = ctx.entries(p.dropped)
         if not dropped:
             return ctx.make(pad.entries, ())
         lost = [e for e in dropped if e.protected]

