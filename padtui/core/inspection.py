@@ -1,0 +1,216 @@
+"""The state of one inspection of a live pad: the versions seen, the trial, the alarms.
+
+The inspector (``padtui.tui``) is a view over this; everything it decides lives here so that
+it can be tested without a terminal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from padtui.core.audit import Audit, audit
+from padtui.core.claims import pad_claims
+from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
+from padtui.core.formats import PadFile
+from padtui.core.model import CAUTION_KINDS, Entry
+from padtui.core.store import Snapshot
+from padtui.core.tokens import TokenCounter, counter_for
+
+BUDGET_STEP = 0.10  # [ and ] change the budget by 10 %
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of the pad as it was seen, with the audit of the rewrite that made it."""
+
+    number: int
+    seen_at: datetime
+    snapshot: Snapshot  # the bytes as read, with the stamp a commit compares against
+    digest: str
+    origin: str  # "initial", "agent" or "padtui" (a commit made here)
+    tokens: int
+    sealed_tokens: int
+    claims: int
+    caution_share: float
+    audit: Audit | None  # against the version before; None for the first
+
+    @property
+    def verdict(self) -> str:
+        return self.audit.verdict if self.audit is not None else "initial"
+
+    @property
+    def pad_file(self) -> PadFile:
+        return self.snapshot.file
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """A transition whose audit found corruption or undeclared loss."""
+
+    version: Version
+    audit: Audit
+
+    @property
+    def critical(self) -> bool:
+        return self.audit.verdict == "corruption"
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What a new reading of the file changed."""
+
+    version: Version
+    alarm: Alarm | None
+    trial_invalidated: bool
+
+
+@dataclass
+class Inspection:
+    """One person watching one pad."""
+
+    path: str
+    policy: str = "strict"
+    budget_override: int | None = None
+    encoding: str | None = None
+    versions: list[Version] = field(default_factory=list)
+    alarms: list[Alarm] = field(default_factory=list)
+    trial: Plan | None = None
+    step: int = 0  # how many of the trial's drops the preview shows
+    status: str = "waiting"  # "live", "unreadable" or "deleted"
+    status_detail: str = ""
+    own_writes: set[str] = field(default_factory=set)
+
+    @property
+    def counter(self) -> TokenCounter:
+        pad = self.current.pad_file.pad if self.versions else None
+        return counter_for(self.encoding or (pad.encoding if pad else None))
+
+    @property
+    def current(self) -> Version:
+        return self.versions[-1]
+
+    @property
+    def budget(self) -> int:
+        return resolve_budget(self.current.pad_file.pad, self.budget_override)
+
+    # --- readings ------------------------------------------------------------------------
+
+    def observe(self, snapshot: Snapshot, now: datetime | None = None) -> Observed | None:
+        """Take in a reading of the file; None if it is the version already on screen."""
+        self.status, self.status_detail = "live", ""
+        pad_file = snapshot.file
+        key = digest(pad_file.data)
+        if self.versions and self.current.digest == key:
+            return None
+        previous = self.versions[-1] if self.versions else None
+        counter = self.counter
+        costs = counter.count_many(e.text for e in pad_file.pad.entries)
+        tokens = sum(costs)
+        caution = sum(
+            c for e, c in zip(pad_file.pad.entries, costs, strict=True) if e.kind in CAUTION_KINDS
+        )
+        sealed = sum(c for e, c in zip(pad_file.pad.entries, costs, strict=True) if e.sealed)
+        result = audit(previous.pad_file.pad, pad_file.pad, counter) if previous else None
+        if previous is None:
+            origin = "initial"
+        elif key in self.own_writes:
+            origin = "padtui"
+        else:
+            origin = "agent"
+        version = Version(
+            number=len(self.versions),
+            seen_at=now or datetime.now(UTC),
+            snapshot=snapshot,
+            digest=key,
+            origin=origin,
+            tokens=tokens,
+            sealed_tokens=sealed,
+            claims=pad_claims(pad_file.pad.entries),
+            caution_share=caution / tokens if tokens else 0.0,
+            audit=result,
+        )
+        self.versions.append(version)
+        alarm = None
+        if result is not None and result.verdict in ("corruption", "undeclared_loss"):
+            alarm = Alarm(version, result)
+            self.alarms.append(alarm)
+        invalidated = self.trial is not None
+        self.trial = None
+        self.step = 0
+        return Observed(version, alarm, invalidated)
+
+    def unreadable(self, detail: str) -> None:
+        """The file cannot be read right now; the last good version stays on screen."""
+        self.status, self.status_detail = "unreadable", detail
+
+    def deleted(self) -> None:
+        self.status, self.status_detail = "deleted", "the pad file is gone"
+
+    # --- the trial -----------------------------------------------------------------------
+
+    def start_trial(self) -> Plan:
+        self.trial = plan(
+            self.current.pad_file.pad, self.budget_override, self.policy, self.counter
+        )
+        self.step = len(self.trial.dropped)
+        return self.trial
+
+    def end_trial(self) -> None:
+        self.trial = None
+        self.step = 0
+
+    def step_forward(self) -> bool:
+        if self.trial is None or self.step >= len(self.trial.dropped):
+            return False
+        self.step += 1
+        return True
+
+    def step_back(self) -> bool:
+        if self.trial is None or self.step <= 0:
+            return False
+        self.step -= 1
+        return True
+
+    @property
+    def previewed_drops(self) -> tuple[Entry, ...]:
+        """The drops the preview shows at the current step, in file order."""
+        return self.trial.dropped[: self.step] if self.trial is not None else ()
+
+    @property
+    def preview_tokens(self) -> int:
+        """Tokens of the pad as the preview shows it at the current step."""
+        if self.trial is None:
+            return self.current.tokens
+        gone = sum(self.trial.costs[e.index] for e in self.previewed_drops)
+        record = self.trial.record_tokens if self.step else 0
+        return self.current.tokens - gone + record
+
+    # --- settings ------------------------------------------------------------------------
+
+    def set_budget(self, budget: int) -> None:
+        self.budget_override = max(0, budget)
+        self._replan()
+
+    def scale_budget(self, up: bool) -> None:
+        base = self.budget
+        change = max(1, round(base * BUDGET_STEP))
+        self.set_budget(base + change if up else base - change)
+
+    def switch_policy(self) -> str:
+        self.policy = POLICIES[(POLICIES.index(self.policy) + 1) % len(POLICIES)]
+        self._replan()
+        return self.policy
+
+    def _replan(self) -> None:
+        if self.trial is not None:
+            self.start_trial()
+
+    def note_own_write(self, data: bytes) -> None:
+        """Remember bytes this inspector wrote, so that reading them back is not an agent write."""
+        self.own_writes.add(digest(data))

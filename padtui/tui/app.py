@@ -1,0 +1,513 @@
+"""The live inspector: a Textual app over :class:`padtui.core.inspection.Inspection`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from padtui.core import store
+from padtui.core.compaction import Plan
+from padtui.core.errors import PadError
+from padtui.core.inspection import Inspection, Observed
+from padtui.core.store import Snapshot
+from padtui.core.text import clean
+from padtui.core.watcher import Reading, read_settled, watch_pad
+from padtui.tui.screens import (
+    AlarmsScreen,
+    BudgetScreen,
+    CommitScreen,
+    HelpScreen,
+    HistoryScreen,
+    RefusalScreen,
+)
+from padtui.tui.widgets import BudgetGauge, EntryPane, Row, StatusLine
+
+VERDICT_STYLES = {
+    "corruption": "bold white on red",
+    "undeclared_loss": "bold black on yellow",
+    "compaction": "bold green",
+    "growth": "cyan",
+    "unchanged": "dim",
+    "initial": "dim",
+}
+
+
+class PadApp(App[int]):
+    """Watch one pad file, trial and step compactions, commit them safely."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "padtui"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS = [
+        Binding(
+            "t", "trial", "Trial", id="trial", tooltip="Trial a compaction of the current version"
+        ),
+        Binding(
+            "n", "step_next", "Next drop", id="step.next", tooltip="Step the trial one drop forward"
+        ),
+        Binding(
+            "p", "step_prev", "Prev drop", id="step.prev", tooltip="Step the trial one drop back"
+        ),
+        Binding(
+            "escape",
+            "leave_trial",
+            "Leave trial",
+            id="trial.leave",
+            show=False,
+            tooltip="Leave the trial; nothing is written",
+        ),
+        Binding(
+            "c", "commit", "Commit", id="commit", tooltip="Commit the trial (shows the diff first)"
+        ),
+        Binding(
+            "x",
+            "externalize",
+            "Externalize",
+            id="externalize",
+            tooltip="Seal the selected constraint, negative fact or loss record",
+        ),
+        Binding(
+            "left_square_bracket",
+            "budget_down",
+            "Budget −",
+            id="budget.down",
+            key_display="[",
+            tooltip="Budget down 10 %",
+        ),
+        Binding(
+            "right_square_bracket",
+            "budget_up",
+            "Budget +",
+            id="budget.up",
+            key_display="]",
+            tooltip="Budget up 10 %",
+        ),
+        Binding("b", "budget_set", "Budget", id="budget.set", tooltip="Type a budget"),
+        Binding("s", "switch_policy", "Policy", id="policy", tooltip="Switch policy strict / seed"),
+        Binding(
+            "h",
+            "history",
+            "History",
+            id="history",
+            tooltip="Versions seen, with the verdict of each rewrite",
+        ),
+        Binding(
+            "a",
+            "alarms",
+            "Alarms",
+            id="alarms",
+            tooltip="Corruption and undeclared loss seen so far",
+        ),
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            id="help",
+            key_display="?",
+            tooltip="Keys and what the panes mean",
+        ),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit padtui"),
+    ]
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        budget: int | None = None,
+        policy: str = "strict",
+        encoding: str | None = None,
+        journal: str | None = None,
+        use_journal: bool = True,
+        watch: bool = True,
+    ) -> None:
+        super().__init__()
+        self.inspection = Inspection(path, policy=policy, budget_override=budget, encoding=encoding)
+        self.journal_path = journal
+        self.use_journal = use_journal
+        self.watching = watch
+        self.ready = asyncio.Event()
+
+    # --- layout --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="topbar")
+        with Horizontal(id="panes"):
+            yield EntryPane("sealed", id="sealed")
+            yield EntryPane("rewritable", id="rewritable")
+        yield BudgetGauge(id="gauge")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        reading = await read_settled(self.inspection.path)
+        self.take(reading)
+        self.ready.set()
+        self.query_one("#rewritable", EntryPane).focus()
+        if self.watching:
+            self.watch_pad()
+
+    @work(exclusive=True, group="watch")
+    async def watch_pad(self) -> None:
+        first = True
+        async for reading in watch_pad(self.inspection.path):
+            if first:  # the initial reading was taken on mount
+                first = False
+                if reading.state == "version" and reading.pad_file is not None:
+                    self.take(reading)
+                continue
+            self.take(reading)
+
+    # --- readings ------------------------------------------------------------------------
+
+    def take(self, reading: Reading) -> None:
+        """Show a new reading of the file (errors keep the last good version on screen)."""
+        insp = self.inspection
+        if reading.state == "deleted":
+            insp.deleted()
+        elif reading.state == "unreadable":
+            insp.unreadable(reading.detail)
+            if not insp.versions:
+                self.refresh_view()
+                return
+        elif reading.snapshot is not None:
+            observed = insp.observe(reading.snapshot)
+            if observed is not None:
+                self._journal(reading)
+                self._announce(observed)
+        self.refresh_view()
+
+    def _journal(self, reading: Reading) -> None:
+        if not self.use_journal or reading.snapshot is None:
+            return
+        try:
+            store.record(reading.snapshot, self._journal_arg())
+        except (OSError, PadError) as exc:
+            self.notify(f"journal not written: {exc}", severity="warning")
+
+    def _announce(self, observed: Observed) -> None:
+        if observed.trial_invalidated:
+            self.notify(
+                "The pad changed: the trial was made on the old version and is "
+                "closed. Press t to trial again.",
+                title="trial closed",
+            )
+        alarm = observed.alarm
+        if alarm is None:
+            return
+        codes = (
+            ", ".join(sorted({f.code for f in alarm.audit.findings if f.severity == "critical"}))
+            or "UNDECLARED_LOSS"
+        )
+        if alarm.critical:
+            self.bell()
+            self.notify(
+                f"version {alarm.version.number}: {codes}. Press a for the findings.",
+                title="CORRUPTION",
+                severity="error",
+                timeout=30,
+            )
+        else:
+            self.notify(
+                f"version {alarm.version.number}: rewritable content lost without a "
+                "declaration. Press a for the findings.",
+                title="undeclared loss",
+                severity="warning",
+                timeout=10,
+            )
+
+    # --- drawing -------------------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        insp = self.inspection
+        self._draw_topbar()
+        if not insp.versions:
+            self.query_one("#status", StatusLine).update(
+                Text(clean(insp.status_detail or "waiting for the pad"), style="bold red")
+            )
+            return
+        self._draw_panes()
+        self._draw_gauge()
+        self._draw_status()
+
+    def _draw_topbar(self) -> None:
+        insp = self.inspection
+        state = {
+            "live": ("● live", "green"),
+            "unreadable": ("◌ mid-write?", "yellow"),
+            "deleted": ("✕ deleted", "red"),
+            "waiting": ("… reading", "dim"),
+        }
+        label, style = state.get(insp.status, (insp.status, ""))
+        if not self.watching:
+            label, style = "■ not watching", "dim"
+        bar = Text("padtui ", style="bold")
+        bar.append(clean(insp.path), style="bold cyan")
+        if insp.versions:
+            bar.append(
+                f"  · {insp.counter.encoding} · policy {insp.policy} · "
+                f"budget {insp.budget} · v{insp.current.number}  "
+            )
+        bar.append(label, style=style)
+        alarms = len(insp.alarms)
+        if alarms:
+            bar.append(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", style="bold red")
+        self.query_one("#topbar", Static).update(bar)
+
+    def _draw_panes(self) -> None:
+        insp = self.inspection
+        pad = insp.current.pad_file.pad
+        costs = insp.counter.count_many(e.text for e in pad.entries)
+        dropped = {e.index for e in insp.previewed_drops}
+        focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
+        sealed_rows: list[Row] = []
+        rewritable_rows: list[Row] = []
+        for e, cost in zip(pad.entries, costs, strict=True):
+            row = Row(
+                e,
+                cost,
+                hazard=e.protected and not e.sealed,
+                dropped=e.index in dropped,
+                focus=e.index == focus,
+            )
+            (sealed_rows if e.sealed else rewritable_rows).append(row)
+        trial = insp.trial
+        if trial is not None and trial.loss_record is not None and insp.step:
+            sealed_rows.append(Row(trial.loss_record, trial.record_tokens, pending=True))
+        self.query_one("#sealed", EntryPane).show(
+            sealed_rows, f"{len(sealed_rows)} entries · {insp.current.sealed_tokens} tok"
+        )
+        rewritable_tokens = insp.current.tokens - insp.current.sealed_tokens
+        self.query_one("#rewritable", EntryPane).show(
+            rewritable_rows, f"{len(rewritable_rows)} entries · {rewritable_tokens} tok"
+        )
+
+    def _draw_gauge(self) -> None:
+        insp = self.inspection
+        gauge = self.query_one("#gauge", BudgetGauge)
+        gauge.budget = insp.budget
+        gauge.sealed = insp.current.sealed_tokens
+        gauge.rewritable = insp.current.tokens - insp.current.sealed_tokens
+        trial = insp.trial
+        if trial is None or trial.refused:
+            gauge.after = None
+        else:
+            record = trial.record_tokens if insp.step else 0
+            sealed_after = insp.current.sealed_tokens + record
+            gauge.after = (sealed_after, insp.preview_tokens - sealed_after)
+        gauge.refresh(layout=True)
+
+    def _draw_status(self) -> None:
+        insp = self.inspection
+        status = self.query_one("#status", StatusLine)
+        trial = insp.trial
+        line = Text()
+        if trial is not None:
+            line.append_text(self._trial_line(trial))
+        else:
+            v = insp.current
+            line.append(f" {v.verdict} ", style=VERDICT_STYLES.get(v.verdict, ""))
+            line.append(
+                f"  last rewrite (v{v.number}, {v.origin}) · {v.tokens} tok · "
+                f"{v.claims} claims · press t to trial a compaction"
+            )
+        if insp.status in ("unreadable", "deleted"):
+            line.append("\n")
+            line.append(
+                clean(insp.status_detail) + " — showing the last good version", style="bold yellow"
+            )
+        status.update(line)
+
+    def _trial_line(self, trial: Plan) -> Text:
+        insp = self.inspection
+        line = Text()
+        if trial.refused:
+            line.append(f" refused {trial.code} ", style="bold white on red")
+            line.append(f"  {clean(trial.message)}")
+            if trial.way_out:
+                line.append(f"  way out: {clean(trial.way_out)}", style="bold")
+            line.append("  (c explains)", style="dim")
+            return line
+        line.append(f" {trial.verdict} ", style="bold black on green")
+        line.append(
+            f"  {trial.policy} · step {insp.step}/{len(trial.dropped)} drops · "
+            f"{trial.tokens_total} → {insp.preview_tokens} tok · claims "
+            f"{trial.claims_before} → {trial.claims_after}"
+        )
+        if trial.dropped:
+            line.append("  n/p step · c commit · esc leave", style="dim")
+        return line
+
+    # --- actions -------------------------------------------------------------------------
+
+    def _need_version(self) -> bool:
+        if not self.inspection.versions:
+            self.notify("No version of the pad has been read yet.", severity="warning")
+            return False
+        return True
+
+    def action_trial(self) -> None:
+        if self._need_version():
+            self.inspection.start_trial()
+            self.refresh_view()
+
+    def action_step_next(self) -> None:
+        if self.inspection.trial is None:
+            self.notify("Press t to trial a compaction first.")
+        elif self.inspection.step_forward():
+            self.refresh_view()
+
+    def action_step_prev(self) -> None:
+        if self.inspection.trial is None:
+            self.notify("Press t to trial a compaction first.")
+        elif self.inspection.step_back():
+            self.refresh_view()
+
+    def action_leave_trial(self) -> None:
+        if self.inspection.trial is not None:
+            self.inspection.end_trial()
+            self.refresh_view()
+
+    def action_commit(self) -> None:
+        insp = self.inspection
+        if not self._need_version():
+            return
+        trial = insp.trial or insp.start_trial()
+        self.refresh_view()
+        if trial.refused:
+            self.push_screen(RefusalScreen(trial), self._after_refusal)
+        elif not trial.dropped:
+            self.notify("The pad fits its budget: nothing to commit.")
+        else:
+            self.push_screen(CommitScreen(trial, insp.path), self._after_confirm)
+
+    def _after_confirm(self, confirmed: bool | None) -> None:
+        trial = self.inspection.trial
+        if confirmed and trial is not None:
+            self.write_commit(trial)
+
+    def _after_refusal(self, labels: str | None) -> None:
+        if labels:
+            self.write_externalize(labels.split())
+
+    def action_externalize(self) -> None:
+        if not self._need_version():
+            return
+        pane = self.focused if isinstance(self.focused, EntryPane) else None
+        row = pane.selected_row if pane is not None else None
+        if row is None or row.pending:
+            self.notify("Select an entry in a pane first.")
+            return
+        e = row.entry
+        if e.sealed:
+            self.notify(f"{clean(e.label)} is already sealed.")
+        elif not e.protected:
+            self.notify(
+                f"{clean(e.label)} is a {clean(e.kind)}: only constraints, negative "
+                "facts and loss records are externalized.",
+                severity="warning",
+            )
+        else:
+            self.write_externalize([e.label])
+
+    @work(exclusive=True, group="write", thread=True)
+    def write_commit(self, trial: Plan) -> None:
+        snapshot = self.inspection.current.snapshot
+        self._write(
+            lambda: store.commit(snapshot, trial, journal=self._journal_arg()),
+            f"committed: dropped {len(trial.dropped)}, "
+            f"{trial.tokens_total} → {trial.tokens_after} tok",
+        )
+
+    @work(exclusive=True, group="write", thread=True)
+    def write_externalize(self, labels: list[str]) -> None:
+        snapshot = self.inspection.current.snapshot
+        self._write(
+            lambda: store.externalize(snapshot, labels, journal=self._journal_arg()),
+            "externalized " + ", ".join(labels),
+        )
+
+    def _write(self, commit: Callable[[], Snapshot], what: str) -> None:
+        """Run a safe commit (in a worker thread); every failure lands here, as a notice."""
+        try:
+            written = commit()
+        except (store.CommitError, PadError) as exc:
+            self.call_from_thread(
+                self.notify,
+                clean(exc.line()),
+                title="nothing written",
+                severity="error",
+                timeout=10,
+            )
+            return
+        self.call_from_thread(self._written, written, what)
+
+    def _journal_arg(self) -> store.JournalArg:
+        if not self.use_journal:
+            return False
+        return self.journal_path if self.journal_path is not None else True
+
+    def _written(self, written: Snapshot, what: str) -> None:
+        self.inspection.note_own_write(written.data)
+        self.inspection.end_trial()
+        self.notify(clean(what), title="written")
+        self.take(Reading("version", written))
+
+    def action_budget_down(self) -> None:
+        if self._need_version():
+            self.inspection.scale_budget(up=False)
+            self.refresh_view()
+
+    def action_budget_up(self) -> None:
+        if self._need_version():
+            self.inspection.scale_budget(up=True)
+            self.refresh_view()
+
+    def action_budget_set(self) -> None:
+        if self._need_version():
+            self.push_screen(BudgetScreen(self.inspection.budget), self._budget_typed)
+
+    def _budget_typed(self, value: int | None) -> None:
+        if value is not None:
+            self.inspection.set_budget(value)
+            self.refresh_view()
+
+    def action_switch_policy(self) -> None:
+        if self._need_version():
+            policy = self.inspection.switch_policy()
+            self.notify(f"policy: {policy}")
+            self.refresh_view()
+
+    def action_history(self) -> None:
+        if self._need_version():
+            self.push_screen(HistoryScreen(self.inspection.versions))
+
+    def action_alarms(self) -> None:
+        self.push_screen(AlarmsScreen(self.inspection.alarms))
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for binding in self.BINDINGS:
+            if isinstance(binding, Binding) and binding.action != "quit":
+                yield SystemCommand(
+                    binding.description,
+                    binding.tooltip,
+                    lambda a=binding.action: self.run_action(a),
+                )
+
+
+def make_app(path: str, **options: Any) -> PadApp:
+    """The inspector on ``path`` (tests and the command line both build it here)."""
+    return PadApp(path, **options)

@@ -1,0 +1,370 @@
+"""Dialogs and screens of the inspector: commit, refusal, budget, alarms, history, help."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, OptionList, Sparkline, Static
+from textual.widgets.option_list import Option
+
+from padtui.core.audit import Finding
+from padtui.core.compaction import Plan
+from padtui.core.inspection import Alarm, Version
+from padtui.core.text import clean, one_line
+
+REFUSALS = {
+    "SEALED_OVER_BUDGET": (
+        "The sealed region alone costs more than the budget. Compaction never touches sealed "
+        "entries (constraints, negative facts, loss records), so no pass can bring this pad "
+        "within budget: this is the point to halt and surface, not to drop something."
+    ),
+    "PROTECTED_KIND_WOULD_DROP": (
+        "This pass would drop an unsealed constraint, negative fact or loss record. Those "
+        "cannot be rebuilt from the plan: the plan says what to do, not what is forbidden or "
+        "what already failed. Move them into the sealed region first (externalize), then "
+        "compact the rest."
+    ),
+    "RECORD_WOULD_NOT_FIT": (
+        "The pass cannot afford the record of its own loss: the sealed region plus the loss "
+        "record this pass must append is over budget. A rewrite that consumes the budget "
+        "needed to record its own loss is not a compaction but amnesia disguised as "
+        "housekeeping: halt and surface."
+    ),
+    "NO_LOSS_RECORD": (
+        "Under the seed policy a pass may drop a constraint or negative fact only if a sealed "
+        "loss record exists to make the loss declarable. None does: externalize first."
+    ),
+}
+
+
+def _finding_text(f: Finding) -> Text:
+    text = Text()
+    style = "bold red" if f.severity == "critical" else "bold yellow"
+    text.append(f"{f.severity.upper():<9}", style=style)
+    text.append(f"{f.code}", style="bold")
+    if f.entries:
+        text.append("  " + ", ".join(clean(e) for e in f.entries), style="cyan")
+    text.append("\n  " + clean(f.message))
+    if f.entries and f.before is not None:
+        text.append("\n  before: ", style="dim")
+        text.append(one_line(f.before, 300))
+    if f.entries and f.after is not None:
+        text.append("\n  after:  ", style="dim")
+        text.append(one_line(f.after, 300))
+    return text
+
+
+class CommitScreen(ModalScreen[bool]):
+    """Confirm a commit: the diff it would write."""
+
+    BINDINGS = [
+        Binding("y", "confirm", "Commit", id="commit.confirm", tooltip="Write the plan"),
+        Binding("escape,n", "cancel", "Cancel", id="commit.cancel", tooltip="Write nothing"),
+    ]
+
+    def __init__(self, plan: Plan, path: str) -> None:
+        super().__init__()
+        self.plan = plan
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        p = self.plan
+        diff = Text()
+        for e in p.dropped:
+            diff.append(
+                f"- {clean(e.kind)} {clean(e.label)} ({p.costs[e.index]} tok): ", style="red"
+            )
+            diff.append(one_line(e.text, 200) + "\n", style="red")
+        if p.loss_record is not None:
+            diff.append(
+                f"+ sealed loss_record {clean(p.loss_record.label)} ({p.record_tokens} tok): ",
+                style="green",
+            )
+            diff.append(one_line(p.loss_record.text, 400) + "\n", style="green")
+        with Vertical(id="dialog"):
+            yield Static(Text(f"Commit this compaction to {self.path}?", style="bold"))
+            yield Static(
+                Text(
+                    f"{p.tokens_total} → {p.tokens_after} tokens of {p.budget}; "
+                    f"claims {p.claims_before} → {p.claims_after}"
+                )
+            )
+            with VerticalScroll(id="diff"):
+                yield Static(diff)
+            with Horizontal(classes="buttons"):
+                yield Button("Commit (y)", variant="primary", id="confirm")
+                yield Button("Cancel (n)", id="cancel")
+
+    @on(Button.Pressed, "#confirm")
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class RefusalScreen(ModalScreen[str | None]):
+    """A refused plan: the code, what it means, and the way out."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="refusal.close", tooltip="Back to the pad"),
+        Binding(
+            "x",
+            "externalize",
+            "Externalize",
+            id="refusal.externalize",
+            tooltip="Seal the protected entries the pass would drop",
+        ),
+    ]
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__()
+        self.plan = plan
+
+    @property
+    def protected(self) -> list[str]:
+        return [e.label for e in self.plan.dropped if e.protected and not e.sealed]
+
+    def compose(self) -> ComposeResult:
+        p = self.plan
+        code = p.code or ""
+        with Vertical(id="dialog", classes="refusal"):
+            yield Static(Text(f"Refused: {code}", style="bold red"))
+            yield Static(Text(clean(p.message)))
+            yield Static(Text(REFUSALS.get(code, "")), classes="explain")
+            if p.way_out:
+                yield Static(
+                    Text(
+                        "Way out: "
+                        + clean(p.way_out).replace("padtui ", "", 1).replace(" PATH", ""),
+                        style="bold",
+                    )
+                )
+            with Horizontal(classes="buttons"):
+                if self.protected and code in ("PROTECTED_KIND_WOULD_DROP", "NO_LOSS_RECORD"):
+                    yield Button(
+                        f"Externalize {', '.join(self.protected)} (x)",
+                        variant="warning",
+                        id="externalize",
+                    )
+                yield Button("Close (esc)", id="close")
+
+    @on(Button.Pressed, "#externalize")
+    def action_externalize(self) -> None:
+        if self.protected:
+            self.dismiss(" ".join(self.protected))
+
+    @on(Button.Pressed, "#close")
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class BudgetScreen(ModalScreen[int | None]):
+    """Type a budget."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="budget.cancel", tooltip="Keep the budget")
+    ]
+
+    def __init__(self, current: int) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static("Token budget:")
+            yield Input(str(self.current), type="integer", id="budget-input")
+            yield Static("", id="budget-error")
+
+    @on(Input.Submitted)
+    def submitted(self, event: Input.Submitted) -> None:
+        try:
+            value = int(event.value)
+        except ValueError:
+            value = -1
+        if value < 0:
+            self.query_one("#budget-error", Static).update("a whole number >= 0, please")
+            return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class AlarmsScreen(ModalScreen[None]):
+    """Every corruption and undeclared loss seen, with findings and before/after text."""
+
+    BINDINGS = [Binding("escape,a", "close", "Close", id="alarms.close", tooltip="Back to the pad")]
+
+    def __init__(self, alarms: Sequence[Alarm]) -> None:
+        super().__init__()
+        self.alarms = alarms
+
+    def compose(self) -> ComposeResult:
+        body = Text()
+        if not self.alarms:
+            body.append("No alarms: every rewrite seen so far was growth or a declared compaction.")
+        for alarm in reversed(self.alarms):
+            v = alarm.version
+            style = "bold red" if alarm.critical else "bold yellow"
+            body.append(
+                f"version {v.number} at {v.seen_at:%H:%M:%S}: {alarm.audit.verdict}\n", style=style
+            )
+            for f in alarm.audit.findings:
+                body.append_text(_finding_text(f))
+                body.append("\n")
+            body.append("\n")
+        with Vertical(id="dialog", classes="wide"):
+            yield Static(Text(f"Alarms ({len(self.alarms)})", style="bold"))
+            with VerticalScroll():
+                yield Static(body)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class HistoryScreen(Screen[None]):
+    """Every version seen, with the verdict of each rewrite; select one for its findings."""
+
+    BINDINGS = [Binding("escape,h", "close", "Back", id="history.close", tooltip="Back to the pad")]
+
+    def __init__(self, versions: Sequence[Version]) -> None:
+        super().__init__()
+        self.versions = list(versions)
+
+    def compose(self) -> ComposeResult:
+        tokens = [float(v.tokens) for v in self.versions]
+        caution = [v.caution_share for v in self.versions]
+        with Horizontal(id="sparks"):
+            with Vertical():
+                yield Static("tokens per version")
+                yield Sparkline(tokens, id="tokens-spark")
+            with Vertical():
+                yield Static("caution share (constraint + negative-fact tokens / all)")
+                yield Sparkline(caution, id="caution-spark")
+        with Horizontal(id="history-body"):
+            yield OptionList(
+                *[Option(self._row(v)) for v in reversed(self.versions)],
+                id="versions",
+                markup=False,
+            )
+            with VerticalScroll(id="findings"):
+                yield Static(id="detail")
+        yield Footer()
+
+    def _row(self, v: Version) -> Text:
+        style = {
+            "corruption": "bold red",
+            "undeclared_loss": "yellow",
+            "compaction": "green",
+            "growth": "cyan",
+        }.get(v.verdict, "")
+        row = Text(
+            f"#{v.number:<4} {v.seen_at:%H:%M:%S}  {v.tokens:>6} tok  {v.claims:>4} claims  "
+        )
+        row.append(f"{v.verdict:<16}", style=style)
+        row.append(f" {v.origin}", style="dim")
+        return row
+
+    def on_mount(self) -> None:
+        versions = self.query_one("#versions", OptionList)
+        versions.focus()
+        if self.versions:
+            versions.highlighted = 0
+            self._detail(self.versions[-1])
+
+    @on(OptionList.OptionHighlighted, "#versions")
+    def highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._detail(self.versions[len(self.versions) - 1 - event.option_index])
+
+    def _detail(self, v: Version) -> None:
+        text = Text(
+            f"version {v.number}, seen {v.seen_at:%Y-%m-%d %H:%M:%S}, from {v.origin}"
+            f": {v.verdict}\n\n",
+            style="bold",
+        )
+        if v.audit is not None:
+            for f in v.audit.findings:
+                text.append_text(_finding_text(f))
+                text.append("\n")
+            text.append("\n")
+            text.append_text(self._diff(v))
+        self.query_one("#detail", Static).update(text)
+
+    def _diff(self, v: Version) -> Text:
+        before = self.versions[v.number - 1].pad_file.pad if v.number else None
+        after = v.pad_file.pad
+        text = Text("entries\n", style="bold")
+        if before is None or v.audit is None:
+            return text
+        matched_new = {n for n, _ in v.audit.matches.values()}
+        for o in before.entries:
+            hit = v.audit.matches.get(o.index)
+            if hit is None:
+                text.append(
+                    f"- {clean(o.kind)} {clean(o.label)}: {one_line(o.text, 200)}\n", style="red"
+                )
+            elif after.entries[hit[0]].text != o.text:
+                n = after.entries[hit[0]]
+                text.append(
+                    f"~ {clean(o.kind)} {clean(o.label)}: {one_line(o.text, 200)}\n", style="yellow"
+                )
+                text.append(f"  → {one_line(n.text, 200)}\n", style="yellow")
+        for n in after.entries:
+            if n.index not in matched_new:
+                text.append(
+                    f"+ {clean(n.kind)} {clean(n.label)}: {one_line(n.text, 200)}\n", style="green"
+                )
+        return text
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+HELP = """\
+padtui watches a pad: the scratchpad a self-editing agent rewrites under a token budget.
+
+Left, the SEALED region: constraints, negative facts and loss records, append-only. Right, the
+REWRITABLE region: plan, notes, hypotheses. A protected kind in the rewritable region is
+marked ⚠: the next budget pass may drop it.
+
+Every version the file goes through is audited against the one before: a declared compaction
+(every loss named by derived_from or a loss record), or corruption (a constraint dropped or
+weakened, a sealed entry touched, a loss record evicted). Corruption rings the bell.
+
+Keys
+  t        trial a compaction (drops struck through, the loss record shown as pending)
+  n / p    step the trial one drop forward / back
+  escape   leave the trial
+  c        commit the trial (a confirmation shows the diff; a refusal explains the way out)
+  x        externalize the selected entry (seal a constraint, negative fact or loss record)
+  [ / ]    budget down / up 10 %      b  type a budget
+  s        switch policy strict / seed
+  h        history of versions, verdicts and diffs
+  a        alarms
+  tab      switch pane              ctrl+p  command palette
+  ?        this help                q       quit
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding(
+            "escape,question_mark,q", "close", "Close", id="help.close", tooltip="Back to the pad"
+        )
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="wide"):
+            with VerticalScroll():
+                yield Static(Text(HELP))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

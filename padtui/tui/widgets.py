@@ -1,0 +1,177 @@
+"""The inspector's widgets: the entry panes, the budget gauge and the status lines.
+
+Pad text is untrusted: it is only ever put into ``rich.text.Text`` objects (never parsed as
+markup) after control characters are stripped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from padtui.core.model import Entry
+from padtui.core.text import clean
+
+KIND_STYLES = {
+    "constraint": "bold #ff8787",
+    "negative_fact": "bold #ffaf5f",
+    "loss_record": "bold #87afff",
+    "plan": "bold #87d787",
+    "note": "bold #bcbcbc",
+    "hypothesis": "bold #d7afff",
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One entry as a pane shows it."""
+
+    entry: Entry
+    tokens: int
+    hazard: bool = False  # a protected kind in the rewritable region
+    dropped: bool = False  # the trial preview drops it
+    pending: bool = False  # the trial would append it (the loss record)
+    focus: bool = False  # the drop the stepper is on
+
+
+def row_text(row: Row) -> Text:
+    """``kind  id  N tok`` and flags on the first line, the entry's text below it."""
+    e = row.entry
+    head = Text()
+    if row.hazard:
+        head.append("⚠ ", style="bold red")
+    head.append(clean(e.kind), style=KIND_STYLES.get(e.kind, "bold"))
+    head.append("  ")
+    head.append(clean(e.label), style="bold")
+    head.append(f"  {row.tokens} tok", style="dim")
+    if row.hazard:
+        head.append("  unsealed: compaction may drop it", style="red")
+    if row.pending:
+        head.append("  + pending loss record", style="bold green")
+    if row.dropped:
+        head.append("  − dropped by the trial", style="bold yellow" if row.focus else "yellow")
+    if e.derived_from:
+        head.append("  ← " + ", ".join(clean(d) for d in e.derived_from), style="dim italic")
+    body = Text(clean(e.text) or "(empty)", style="italic dim" if not e.text else "")
+    text = Text("\n").join([head, body, Text()])
+    if row.dropped:
+        text.stylize("strike dim")
+    if row.pending:
+        text.stylize("italic")
+    return text
+
+
+class EntryPane(OptionList):
+    """A line-based list of entries (thousands scroll smoothly: one widget for all)."""
+
+    DEFAULT_CSS = """
+    EntryPane {
+        height: 1fr;
+        width: 1fr;
+        border: round $panel-lighten-2;
+        padding: 0 1;
+    }
+    EntryPane:focus { border: round $accent; }
+    """
+
+    def __init__(self, title: str, *, id: str | None = None) -> None:
+        super().__init__(id=id, markup=False)
+        self.border_title = title
+        self.rows: list[Row] = []
+
+    def show(self, rows: Sequence[Row], subtitle: str = "") -> None:
+        """Replace the rows, keeping the cursor on the same entry where it still exists."""
+        keep = self.selected_row
+        self.rows = list(rows)
+        self.set_options(Option(row_text(r)) for r in self.rows)
+        self.border_subtitle = subtitle
+        if not self.rows:
+            return
+        target = 0
+        for i, r in enumerate(self.rows):
+            if r.focus:
+                target = i
+                break
+            if keep is not None and r.entry.label == keep.entry.label:
+                target = i
+        self.highlighted = target
+
+    @property
+    def selected_row(self) -> Row | None:
+        i = self.highlighted
+        return self.rows[i] if i is not None and 0 <= i < len(self.rows) else None
+
+
+def gauge_text(sealed: int, rewritable: int, budget: int, width: int) -> Text:
+    """A bar of ``width`` cells: sealed | rewritable | free, and overflow past the budget."""
+    total = sealed + rewritable
+    scale = max(total, budget, 1)
+    s_end = round(width * sealed / scale)
+    t_end = round(width * total / scale)
+    b_end = round(width * budget / scale)
+    bar = Text()
+    for i in range(width):
+        if i < s_end:
+            bar.append("█", style="#87afff")
+        elif i < t_end:
+            bar.append("█", style="red" if i >= b_end else "#87d787")
+        else:
+            bar.append("░", style="#444444")
+    if total > budget and 0 < b_end < width:
+        bar = bar[:b_end] + Text("│", style="bold white") + bar[b_end + 1 :]
+    return bar
+
+
+class BudgetGauge(Widget):
+    """Tokens against the budget: now, and after the trial when one is open."""
+
+    DEFAULT_CSS = """
+    BudgetGauge { height: auto; min-height: 1; padding: 0 1; }
+    """
+
+    sealed: reactive[int] = reactive(0)
+    """Tokens in the sealed region."""
+    rewritable: reactive[int] = reactive(0)
+    """Tokens in the rewritable region."""
+    budget: reactive[int] = reactive(4000)
+    """The token budget."""
+    after: reactive[tuple[int, int] | None] = reactive(None)
+    """Sealed and rewritable tokens after the previewed trial, or None."""
+
+    def render(self) -> Text:
+        lines = [self._line("now  ", self.sealed, self.rewritable)]
+        if self.after is not None:
+            lines.append(self._line("after", *self.after))
+        return Text("\n").join(lines)
+
+    def _line(self, name: str, sealed: int, rewritable: int) -> Text:
+        total = sealed + rewritable
+        over = total - self.budget
+        numbers = Text(f" {total}/{self.budget} tok", style="bold")
+        numbers.append(f" (sealed {sealed} · rewritable {rewritable})", style="dim")
+        if over > 0:
+            numbers.append(f" over by {over}", style="bold red")
+        else:
+            numbers.append(f" {-over} free", style="green")
+        width = max(10, self.content_size.width - len(name) - 1 - numbers.cell_len)
+        line = Text(f"{name} ", style="bold")
+        line.append_text(gauge_text(sealed, rewritable, self.budget, width))
+        line.append_text(numbers)
+        return line
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        return 2 if self.after is not None else 1
+
+
+class StatusLine(Static):
+    """One line of state: the verdict of the trial, or of the last rewrite."""
+
+    DEFAULT_CSS = """
+    StatusLine { height: auto; padding: 0 1; }
+    """
