@@ -14,8 +14,8 @@ import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from padtui.core.errors import PadError
 from padtui.core import store
+from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
 from padtui.core.store import Snapshot
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, OptionList, Sparkline, Static
@@ -63,7 +64,7 @@ def _finding_text(f: Finding) -> Text:
 class CommitScreen(ModalScreen[bool]):
     """Confirm a commit: the diff it would write."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Commit", id="commit.confirm", tooltip="Write the plan"),
         Binding("escape,n", "cancel", "Cancel", id="commit.cancel", tooltip="Write nothing"),
     ]
@@ -113,7 +114,7 @@ class CommitScreen(ModalScreen[bool]):
 class RefusalScreen(ModalScreen[str | None]):
     """A refused plan: the code, what it means, and the way out."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="refusal.close", tooltip="Back to the pad"),
         Binding(
             "x",
@@ -169,7 +170,7 @@ class RefusalScreen(ModalScreen[str | None]):
 class BudgetScreen(ModalScreen[int | None]):
     """Type a budget."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="budget.cancel", tooltip="Keep the budget")
     ]
 
@@ -201,7 +202,9 @@ class BudgetScreen(ModalScreen[int | None]):
 class AlarmsScreen(ModalScreen[None]):
     """Every corruption and undeclared loss seen, with findings and before/after text."""
 
-    BINDINGS = [Binding("escape,a", "close", "Close", id="alarms.close", tooltip="Back to the pad")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,a", "close", "Close", id="alarms.close", tooltip="Back to the pad")
+    ]
 
     def __init__(self, alarms: Sequence[Alarm]) -> None:
         super().__init__()
@@ -233,7 +236,9 @@ class AlarmsScreen(ModalScreen[None]):
 class HistoryScreen(Screen[None]):
     """Every version seen, with the verdict of each rewrite; select one for its findings."""
 
-    BINDINGS = [Binding("escape,h", "close", "Back", id="history.close", tooltip="Back to the pad")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,h", "close", "Back", id="history.close", tooltip="Back to the pad")
+    ]
 
     def __init__(self, versions: Sequence[Version]) -> None:
         super().__init__()
@@ -355,16 +360,15 @@ Keys
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "escape,question_mark,q", "close", "Close", id="help.close", tooltip="Back to the pad"
         )
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="wide"):
-            with VerticalScroll():
-                yield Static(Text(HELP))
+        with Vertical(id="dialog", classes="wide"), VerticalScroll():
+            yield Static(Text(HELP))
 
     def action_close(self) -> None:
         self.dismiss(None)
