@@ -15,8 +15,26 @@ import sys
 import tempfile
 import time
 
-WORDS = ("ledger batch retry write order replica export page idempotency summary "
-         "checkpoint gateway migration reconcile customer invoice amount currency").split()
+WORDS = [
+    "ledger",
+    "batch",
+    "retry",
+    "write",
+    "order",
+    "replica",
+    "export",
+    "page",
+    "idempotency",
+    "summary",
+    "checkpoint",
+    "gateway",
+    "migration",
+    "reconcile",
+    "customer",
+    "invoice",
+    "amount",
+    "currency",
+]
 
 
 def make_pad(path: str, n: int) -> int:
@@ -26,8 +44,12 @@ def make_pad(path: str, n: int) -> int:
         words = " ".join(WORDS[(i * 7 + j * 3) % len(WORDS)] for j in range(12 + i % 20))
         entry = {"kind": kinds[i % 4], "id": f"e-{i}", "text": f"Step {i}: {words}."}
         if i % 50 == 0:
-            entry = {"kind": "constraint", "id": f"c-{i}", "sealed": True,
-                     "text": f"Do not touch batch {i} again; it landed."}
+            entry = {
+                "kind": "constraint",
+                "id": f"c-{i}",
+                "sealed": True,
+                "text": f"Do not touch batch {i} again; it landed.",
+            }
         entries.append(entry)
     with open(path, "w") as f:
         json.dump({"budget_tokens": 40_000, "entries": entries}, f, indent=1)
@@ -54,18 +76,24 @@ def main() -> None:
         size = make_pad(pad, args.entries)
         print(f"pad: {args.entries} entries, {size / 1024:.0f} KiB", flush=True)
         runs = timed([py, "-m", "padtui", "check", pad], args.runs)
-        print(f"padtui check, whole process: median {statistics.median(runs) * 1000:.0f} ms, "
-              f"min {min(runs) * 1000:.0f} ms over {args.runs} runs")
-        code = ("import time; t=time.perf_counter(); "
-                "from padtui.core import compaction, audit, formats; "
-                "import sys; print(time.perf_counter()-t, 'textual' in sys.modules)")
+        print(
+            f"padtui check, whole process: median {statistics.median(runs) * 1000:.0f} ms, "
+            f"min {min(runs) * 1000:.0f} ms over {args.runs} runs"
+        )
+        code = (
+            "import time; t=time.perf_counter(); "
+            "from padtui.core import compaction, audit, formats; "
+            "import sys; print(time.perf_counter()-t, 'textual' in sys.modules)"
+        )
         imports = []
         for _ in range(args.runs):
             res = subprocess.run([py, "-c", code], capture_output=True, text=True, check=True)
             seconds, textual = res.stdout.split()
             imports.append(float(seconds))
-        print(f"core import: median {statistics.median(imports) * 1000:.0f} ms "
-              f"(textual imported: {textual})")
+        print(
+            f"core import: median {statistics.median(imports) * 1000:.0f} ms "
+            f"(textual imported: {textual})"
+        )
         bare = timed([py, "-c", "pass"], args.runs)
         print(f"python start-up alone: median {statistics.median(bare) * 1000:.0f} ms")
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -83,8 +111,10 @@ def main() -> None:
         t = time.perf_counter()
         plan(pad_file.pad, policy="strict", counter=counter)
         t_warm = time.perf_counter() - t
-        print(f"in process: load {t_load * 1000:.0f} ms, plan (cold token cache) "
-              f"{t_cold * 1000:.0f} ms, plan (warm cache) {t_warm * 1000:.0f} ms")
+        print(
+            f"in process: load {t_load * 1000:.0f} ms, plan (cold token cache) "
+            f"{t_cold * 1000:.0f} ms, plan (warm cache) {t_warm * 1000:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -5,8 +5,6 @@ Every piece of pad text goes through ``one_line`` (controls stripped) before it 
 
 from __future__ import annotations
 
-import shlex
-
 from padtui.core.audit import Audit
 from padtui.core.compaction import Plan
 from padtui.core.text import one_line
@@ -78,7 +76,7 @@ def plan_report(path: str, plan: Plan) -> str:
     if plan.refused:
         lines.append(f"refused: {plan.code} — {one_line(plan.message)}")
         if plan.way_out:
-            lines.append("way out: " + plan.way_out.replace("PATH", shlex.quote(path)))
+            lines.append(f"way out: {plan.way_out_for(path)}")
     else:
         lines.append(f"{plan.verdict}: {one_line(plan.message)}")
     return "\n".join(lines)

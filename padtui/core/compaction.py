@@ -7,10 +7,11 @@ out). ``compact()`` is the seed document's function, same signature, same behavi
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from padtui.core.claims import pad_claims
@@ -50,6 +51,12 @@ class Plan:
     loss_record: Entry | None
     costs: Mapping[int, int] = field(repr=False)  # entry index -> tokens
     record_tokens: int = 0
+
+    def way_out_for(self, path: str) -> str | None:
+        """The way out of a refusal, with the pad's path filled in (shell-quoted)."""
+        if self.way_out is None:
+            return None
+        return self.way_out.replace("PATH", shlex.quote(path), 1)
 
     @property
     def refused(self) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,11 +60,20 @@ def format_of(path: str) -> str:
     return FORMATS[ext]
 
 
-def read_bytes(path: str, limit: int = MAX_PAD_BYTES) -> bytes:
+def read_bytes(path: str, limit: int | None = None) -> bytes:
     """The file's bytes, or a PadError that says in one line why not."""
+    if limit is None:
+        limit = MAX_PAD_BYTES  # looked up at call time, so a caller may lower it
     try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
+        # O_NONBLOCK: a FIFO named like a pad must not block the reader forever
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as f:
+            st = os.fstat(f.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(st.st_mode):
+                raise PadError(path, "not a regular file")
+            size = st.st_size
             if size > limit:
                 raise PadError(
                     path,
@@ -85,6 +96,8 @@ def read_bytes(path: str, limit: int = MAX_PAD_BYTES) -> bytes:
 
 def load(path: str) -> PadFile:
     """Read and parse a pad file. Bad input raises PadError, never anything else."""
+    if os.path.isdir(path):
+        raise PadError(path, "is a directory, not a pad file")
     fmt = format_of(path)
     data = read_bytes(path)
     return parse(path, data, fmt)
@@ -119,10 +132,6 @@ def decode(path: str, data: bytes) -> str:
 # --- JSON ---------------------------------------------------------------------------------
 
 
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
 def _loads(path: str, text: str) -> Any:
     try:
         return json.loads(text.removeprefix(_BOM))
@@ -132,6 +141,8 @@ def _loads(path: str, text: str) -> Any:
         ) from None
     except RecursionError:
         raise PadError(path, "invalid JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer past Python's digit limit
+        raise PadError(path, f"invalid JSON: {str(exc).split(';')[0]}") from None
 
 
 def _skip(text: str, i: int) -> int:
@@ -197,9 +208,13 @@ def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
     entries = []
     pieces = []
     prev = astart + 1
+    line, seen = 1, 0
     for i, ((a, b), obj) in enumerate(zip(spans, items, strict=True)):
-        where = f"entry {i} (line {_line_of(text, a)})"
-        piece = text[prev:b]
+        line, seen = line + text.count("\n", seen, a), a
+        where = f"entry {i} (line {line})"
+        # white space between an entry and its "," stays with the entry (the last entry's
+        # goes to the tail), so that an unchanged pad renders byte for byte
+        piece = text[prev : b if i == len(spans) - 1 else _skip(text, b)]
         entries.append(entry_from(path, obj, i, where, text[a:b]))
         pieces.append(piece)
         prev = _skip(text, b) + 1  # past ","
@@ -328,8 +343,8 @@ def _parse_jsonl(path: str, text: str) -> tuple[Pad, Layout]:
     entries: list[Entry] = []
     pieces: list[str] = []
     pending = ""
-    newline = "\r\n" if "\r\n" in body else "\n"
-    for lineno, line in enumerate(body.splitlines(keepends=True), start=1):
+    newline = "\r\n" if "\r\n" in body else "\r" if "\r" in body and "\n" not in body else "\n"
+    for lineno, line in enumerate(_lines(body), start=1):
         if not line.strip(_WS):
             pending += line
             continue
@@ -342,12 +357,26 @@ def _parse_jsonl(path: str, text: str) -> tuple[Pad, Layout]:
             ) from None
         except RecursionError:
             raise PadError(path, "invalid JSON: nested too deeply", where) from None
+        except ValueError as exc:  # e.g. an integer past Python's digit limit
+            raise PadError(path, f"invalid JSON: {str(exc).split(';')[0]}", where) from None
         stripped = line.rstrip("\r\n")
         entries.append(entry_from(path, obj, len(entries), where, stripped.strip(_WS)))
         pieces.append(pending + line)
         pending = ""
     layout = Layout("jsonl", head, pending, tuple(pieces), None, "", False, newline)
     return Pad.of(entries), layout
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def _lines(body: str) -> list[str]:
+    """The lines of a JSON Lines text, each with its ending (``\\n``, ``\\r\\n`` or ``\\r``).
+
+    ``str.splitlines()`` would also split on U+2028, U+0085 and the like, which a JSON
+    string may hold unescaped; a JSON string never holds a raw CR or LF.
+    """
+    return _LINE.findall(body)
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -360,7 +389,8 @@ def render(layout: Layout, entries: Sequence[Entry]) -> str:
             return layout.head
         doc = dict(layout.whole)
         doc["entries"] = [e.as_dict() for e in entries]
-        return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+        bom = _BOM if layout.head.startswith(_BOM) else ""
+        return bom + _dumps(doc, False, 2) + "\n"
     by_source = _unchanged_pieces(layout, entries)
     if layout.format == "jsonl":
         return _render_jsonl(layout, entries, by_source)
@@ -391,10 +421,22 @@ def _unchanged_pieces(layout: Layout, entries: Sequence[Entry]) -> dict[int, str
     return out
 
 
+def _dumps(obj: Any, ascii: bool, indent: str | int | None = None) -> str:
+    """``json.dumps``; non-ASCII escaped as the file does, or where a lone surrogate (read
+    from a ``\\ud800`` escape in an unknown field) could not be written as UTF-8."""
+    text = json.dumps(obj, ensure_ascii=ascii, indent=indent)
+    if not ascii:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = json.dumps(obj, ensure_ascii=True, indent=indent)
+    return text
+
+
 def _dump(layout: Layout, entry: Entry) -> str:
     if layout.indent is None:
-        return json.dumps(entry.as_dict(), ensure_ascii=layout.ascii)
-    dumped = json.dumps(entry.as_dict(), ensure_ascii=layout.ascii, indent=layout.indent)
+        return _dumps(entry.as_dict(), layout.ascii)
+    dumped = _dumps(entry.as_dict(), layout.ascii, layout.indent)
     base = layout.lead.rsplit("\n", 1)[-1]
     return dumped.replace("\n", "\n" + base)
 
@@ -402,13 +444,13 @@ def _dump(layout: Layout, entry: Entry) -> str:
 def _render_jsonl(layout: Layout, entries: Sequence[Entry], by_source: dict[int, str]) -> str:
     out = [layout.head]
     for i, e in enumerate(entries):
-        piece = by_source.get(i) or json.dumps(e.as_dict(), ensure_ascii=False) + layout.newline
-        if not piece.endswith("\n"):
+        piece = by_source.get(i) or _dumps(e.as_dict(), False) + layout.newline
+        if not piece.endswith(("\n", "\r")):
             piece += layout.newline
         out.append(piece)
     text = "".join(out) + layout.tail
     original_ends_open = (
-        bool(layout.pieces) and not layout.pieces[-1].endswith("\n") and not layout.tail
+        bool(layout.pieces) and not layout.pieces[-1].endswith(("\n", "\r")) and not layout.tail
     )
     if original_ends_open and text.endswith(layout.newline):
         text = text[: -len(layout.newline)]

