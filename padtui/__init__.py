@@ -9,33 +9,70 @@ The Python API for scripts, CI and agents themselves::
 
 ``padtui.compact(scratchpad, budget_tokens, tokenize)`` is the seed document's reference
 function, with its ``UnrecoverableCompactionError``.
+
+Writing a pad safely (an agent can use this for its own saves too)::
+
+    with padtui.lock("pad.json"):             # the lock padtui's commits take
+        snap = padtui.read("pad.json")        # the pad with its version stamp
+        p = padtui.plan(snap.pad, budget=4000)
+        padtui.commit(snap, p)                # compare-and-swap; journaled; raises Conflict
+                                              # if the pad is no longer snap's version
+
+``padtui.externalize(snap, ids)`` seals protected entries the same way, and
+``padtui.restore(path, n)`` writes a journaled version back (``padtui.Journal``).
 """
 
 from padtui.core.audit import Audit, Finding, audit
 from padtui.core.compaction import Plan, compact, plan
 from padtui.core.errors import EncodingUnavailable, PadError, UnrecoverableCompactionError
 from padtui.core.formats import PadFile, load
+from padtui.core.journal import Journal
 from padtui.core.model import Entry, Pad, make_entry
+from padtui.core.store import (
+    CommitError,
+    Conflict,
+    LockTimeout,
+    Refused,
+    Snapshot,
+    Stamp,
+    commit,
+    externalize,
+    lock,
+    read,
+    restore,
+)
 from padtui.core.tokens import TokenCounter, counter_for
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Audit",
+    "CommitError",
+    "Conflict",
     "EncodingUnavailable",
     "Entry",
     "Finding",
+    "Journal",
+    "LockTimeout",
     "Pad",
     "PadError",
     "PadFile",
     "Plan",
+    "Refused",
+    "Snapshot",
+    "Stamp",
     "TokenCounter",
     "UnrecoverableCompactionError",
     "__version__",
     "audit",
+    "commit",
     "compact",
     "counter_for",
+    "externalize",
     "load",
+    "lock",
     "make_entry",
     "plan",
+    "read",
+    "restore",
 ]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -18,7 +17,7 @@ from padtui import __version__
 from padtui.core.errors import EncodingUnavailable, PadError
 
 OK, FOUND, BAD = 0, 1, 2
-COMMANDS = ("check", "compact", "audit")
+COMMANDS = ("watch", "check", "compact", "externalize", "audit", "history")
 
 
 class UsageError(Exception):
@@ -56,6 +55,19 @@ def _plan_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
 
 
+def _journal_options(p: argparse.ArgumentParser) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "--journal",
+        metavar="PATH",
+        help="the version journal to use (default: one per pad in $XDG_STATE_HOME/padtui/, "
+        "else ~/.local/state/padtui/)",
+    )
+    group.add_argument(
+        "--no-journal", action="store_true", help="keep no journal of the versions replaced"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="padtui",
@@ -65,14 +77,37 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"padtui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    p = sub.add_parser("watch", help="the live inspector on a pad file (also: padtui PATH)")
+    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl)")
+    p.add_argument("--budget", type=_budget, metavar="N", help="token budget")
+    p.add_argument("--encoding", metavar="E", help="tiktoken encoding")
+    p.add_argument("--policy", choices=("strict", "seed"), default="strict")
+    _journal_options(p)
+    p.set_defaults(run=cmd_watch)
+
     p = sub.add_parser("check", help="trial compaction report")
     _plan_options(p)
     p.set_defaults(run=cmd_check)
 
     p = sub.add_parser("compact", help="the compaction plan (--write commits it)")
     _plan_options(p)
-    p.add_argument("--write", action="store_true", help="commit the plan safely")
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="commit the plan safely (compare-and-swap, journaled; refused plans never are)",
+    )
+    _journal_options(p)
     p.set_defaults(run=cmd_compact)
+
+    p = sub.add_parser(
+        "externalize",
+        help="seal unsealed constraints / negative facts / loss records, by a safe commit",
+    )
+    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl)")
+    p.add_argument("ids", metavar="ID", nargs="+", help="entry ids (or #N positions)")
+    p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    _journal_options(p)
+    p.set_defaults(run=cmd_externalize)
 
     p = sub.add_parser("audit", help="findings and verdict for one rewrite OLD -> NEW")
     p.add_argument("old", metavar="OLD")
@@ -80,7 +115,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", metavar="E")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     p.set_defaults(run=cmd_audit)
+
+    p = sub.add_parser(
+        "history",
+        help="journaled versions of a pad with the audit verdict of each transition "
+        "(exit 1 if one is corruption); --restore N writes one back",
+    )
+    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl)")
+    p.add_argument(
+        "--restore",
+        type=_version_number,
+        metavar="N",
+        help="write version N back over the pad (a safe commit; the version replaced is journaled)",
+    )
+    p.add_argument("--encoding", metavar="E", help="tiktoken encoding for token counts")
+    p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    _journal_options(p)
+    p.set_defaults(run=cmd_history)
     return parser
+
+
+def _version_number(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a version number: {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"versions are numbered from 1, got {n}")
+    return n
 
 
 # --- commands ------------------------------------------------------------------------------
@@ -89,17 +151,27 @@ def build_parser() -> argparse.ArgumentParser:
 def _plan(args: argparse.Namespace) -> tuple[Any, Any]:
     from padtui.core.compaction import plan
     from padtui.core.formats import load
-    from padtui.core.tokens import counter_for
 
     pad_file = load(args.path)
-    counter = counter_for(args.encoding or pad_file.pad.encoding)
+    counter = _counter(args, pad_file)
     return pad_file, plan(pad_file.pad, args.budget, args.policy, counter)
+
+
+def _counter(args: argparse.Namespace, pad_file: Any) -> Any:
+    """The token counter; an encoding named by the file itself is the file's bad input."""
+    from padtui.core.tokens import counter_for
+
+    if args.encoding is None and pad_file.pad.encoding is not None:
+        try:
+            return counter_for(pad_file.pad.encoding)
+        except EncodingUnavailable as exc:
+            raise PadError(pad_file.path, str(exc), '"encoding"') from None
+    return counter_for(args.encoding)
 
 
 def _plan_json(path: str, plan: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"path": path, **plan.as_json()}
-    if out["way_out"]:
-        out["way_out"] = out["way_out"].replace("PATH", shlex.quote(path))
+    out["way_out"] = plan.way_out_for(path)
     return out
 
 
@@ -117,11 +189,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_compact(args: argparse.Namespace) -> int:
     from padtui.report import plan_report
 
-    _pad_file, plan = _plan(args)
     if args.write:
-        raise UsageError(
-            "compact --write is not available in this version; run without --write to see the plan"
-        )
+        return _compact_write(args)
+    _pad_file, plan = _plan(args)
     if args.json:
         _print_json({**_plan_json(args.path, plan), "written": False})
     else:
@@ -129,6 +199,209 @@ def cmd_compact(args: argparse.Namespace) -> int:
         if not plan.refused and plan.dropped:
             print("dry run: nothing written")
     return FOUND if plan.refused else OK
+
+
+def _journal_arg(args: argparse.Namespace) -> str | bool:
+    if args.no_journal:
+        return False
+    return str(args.journal) if args.journal else True
+
+
+def _journal_text(args: argparse.Namespace, after: Any) -> str:
+    if after.version is None:
+        return "no journal"
+    from padtui.core.store import journal_of
+
+    j = journal_of(args.path, _journal_arg(args))
+    return f"journal: version {after.version} in {j.path if j else '-'}"
+
+
+def _compact_write(args: argparse.Namespace) -> int:
+    """``compact --write``: plan from a stamped read, commit by compare-and-swap."""
+    from padtui.core import store
+    from padtui.core.compaction import plan as make_plan
+    from padtui.core.tokens import counter_for
+    from padtui.report import plan_report
+
+    snap = store.read(args.path)
+    counter = counter_for(args.encoding or snap.pad.encoding)
+    plan = make_plan(snap.pad, args.budget, args.policy, counter)
+    report = _plan_json(args.path, plan)
+    if plan.refused:
+        if args.json:
+            _print_json({**report, "written": False})
+        else:
+            print(plan_report(args.path, plan))
+            print("refused: nothing written")
+        return FOUND
+    if not plan.dropped:
+        if args.json:
+            _print_json({**report, "written": False})
+        else:
+            print(plan_report(args.path, plan))
+            print("nothing to drop: nothing written")
+        return OK
+    try:
+        after = store.commit(snap, plan, journal=_journal_arg(args))
+    except store.CommitError as exc:
+        return _missed(exc.line(), args, {**report, "written": False})
+    if args.json:
+        j = store.journal_of(args.path, _journal_arg(args))
+        journal = {"path": j.path, "version": after.version} if j is not None else None
+        _print_json({**report, "written": True, "journal": journal})
+    else:
+        print(plan_report(args.path, plan))
+        print(
+            f"written: {args.path} ({plan.tokens_total} -> {plan.tokens_after} tokens); "
+            + _journal_text(args, after)
+        )
+    return OK
+
+
+def _missed(message: str, args: argparse.Namespace, report: dict[str, Any]) -> int:
+    """A commit that did not happen (CAS miss, lock held): exit 1, one line on stderr."""
+    if args.json:
+        _print_json({**report, "error": message})
+    one_line = message.replace("\r", "\\r").replace("\n", "\\n")
+    print(f"padtui: error: {one_line}", file=sys.stderr)
+    return FOUND
+
+
+def cmd_externalize(args: argparse.Namespace) -> int:
+    from padtui.core import store
+
+    snap = store.read(args.path)
+    entries, sealed, already = store.externalized(snap.pad, args.ids, args.path)
+    report: dict[str, Any] = {
+        "path": args.path,
+        "sealed": sealed,
+        "already_sealed": already,
+        "written": False,
+    }
+    if not sealed:
+        if args.json:
+            _print_json(report)
+        else:
+            print(f"{args.path}: already sealed: {', '.join(already)}; nothing written")
+        return OK
+    try:
+        after = store.commit(snap, entries, journal=_journal_arg(args), origin="externalize")
+    except store.CommitError as exc:
+        return _missed(exc.line(), args, report)
+    if args.json:
+        j = store.journal_of(args.path, _journal_arg(args))
+        journal = {"path": j.path, "version": after.version} if j is not None else None
+        _print_json({**report, "written": True, "journal": journal})
+    else:
+        from padtui.core.text import one_line
+
+        line = f"{args.path}: sealed {', '.join(one_line(s, 40) for s in sealed)}"
+        if already:
+            line += f" (already sealed: {', '.join(one_line(s, 40) for s in already)})"
+        print(line)
+        print(_journal_text(args, after))
+    return OK
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from padtui.core import store
+    from padtui.core.journal import history
+
+    if args.no_journal:
+        raise UsageError("history reads the journal; --no-journal makes no sense here")
+    journal = store.journal_of(args.path, _journal_arg(args))
+    assert journal is not None
+    if args.restore is not None:
+        return _restore(args, journal)
+    current: str | None = None
+    try:
+        snap = store.read(args.path, journal=journal)  # the version on disk is one seen too
+        on_disk = snap.version
+    except PadError as exc:
+        if not journal.versions():
+            raise
+        current, on_disk = exc.problem, None
+    rows = history(journal, args.encoding)
+    corrupt = any(r.verdict == "corruption" for r in rows)
+    if args.json:
+        _print_json(
+            {
+                "path": args.path,
+                "journal": journal.path,
+                "on_disk": on_disk,
+                "current_error": current,
+                "versions": [r.as_json() for r in rows],
+            }
+        )
+    else:
+        print(_history_text(args.path, journal.path, rows, on_disk, current))
+    return FOUND if corrupt else OK
+
+
+def _history_text(
+    path: str, journal: str, rows: Sequence[Any], on_disk: int | None, current: str | None
+) -> str:
+    from padtui.core.text import one_line
+
+    lines = [f"history of {path} ({journal})"]
+    if not rows:
+        lines.append("  no versions journaled yet")
+    else:
+        lines.append(
+            f"  {'#':>4}  {'time (UTC)':<23}  {'origin':<11}  {'tokens':>6}  "
+            f"{'entries':>7}  verdict"
+        )
+    for r in rows:
+        v = r.version
+        when = v.at.replace("T", " ").removesuffix("Z")
+        tokens = "-" if r.tokens is None else str(r.tokens)
+        mark = "  <- on disk" if v.n == on_disk else ""
+        verdict = r.verdict
+        if r.audit is not None and r.audit.findings:
+            codes = sorted({f.code for f in r.audit.findings})
+            verdict += ": " + ", ".join(codes)
+        lines.append(
+            f"  {v.n:>4}  {when:<23}  {one_line(v.origin, 11):<11}  {tokens:>6}  "
+            f"{len(v.entries):>7}  {verdict}{mark}"
+        )
+    if current is not None:
+        lines.append(f"  now: the file is unreadable ({one_line(current, 80)})")
+    if any(r.verdict == "corruption" for r in rows):
+        lines.append(
+            "corruption in the history: `padtui history PATH --restore N` writes a version back"
+        )
+    return "\n".join(lines)
+
+
+def _restore(args: argparse.Namespace, journal: Any) -> int:
+    from padtui.core import store
+
+    wanted = journal.data(args.restore)  # PadError for a version that is not there
+    try:
+        with open(args.path, "rb") as f:
+            same = f.read() == wanted
+    except OSError:
+        same = False
+    try:
+        after = store.restore(args.path, args.restore, journal=journal)
+    except store.CommitError as exc:
+        return _missed(exc.line(), args, {"path": args.path, "restored": None, "written": False})
+    report = {
+        "path": args.path,
+        "restored": args.restore,
+        "written": not same,
+        "journal": {"path": journal.path, "version": after.version},
+    }
+    if args.json:
+        _print_json(report)
+    elif same:
+        print(f"{args.path}: version {args.restore} is what is on disk; nothing written")
+    else:
+        print(
+            f"{args.path}: restored version {args.restore}; the version it replaced is "
+            f"journaled; journal: version {after.version} in {journal.path}"
+        )
+    return OK
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -146,6 +419,33 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         print(audit_report(args.old, args.new, result))
     return FOUND if result.verdict == "corruption" else OK
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """The live inspector. Bad input is reported before the screen is taken over."""
+    from padtui.core.formats import format_of, read_bytes
+    from padtui.core.tokens import counter_for
+
+    if os.path.isdir(args.path):
+        raise UsageError(
+            f"{args.path}: the fleet view of a folder of pads is not in this "
+            "version yet; open one pad"
+        )
+    format_of(args.path)
+    read_bytes(args.path)  # a missing or unreadable file: exit 2 now, not inside the app
+    counter_for(args.encoding)  # an unavailable encoding too
+    from padtui.tui.app import make_app
+
+    app = make_app(
+        args.path,
+        budget=args.budget,
+        policy=args.policy,
+        encoding=args.encoding,
+        journal=args.journal,
+        use_journal=not args.no_journal,
+    )
+    app.run()
+    return app.return_code or OK
 
 
 def cmd_default(args: argparse.Namespace) -> int:
@@ -176,7 +476,8 @@ def _wants_json(argv: Sequence[str]) -> bool:
 def _fail(message: str, argv: Sequence[str]) -> int:
     if _wants_json(argv):
         _print_json({"error": message})
-    print(f"padtui: error: {message}", file=sys.stderr)
+    one_line = message.replace("\r", "\\r").replace("\n", "\\n")
+    print(f"padtui: error: {one_line}", file=sys.stderr)
     return BAD
 
 
@@ -187,10 +488,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not argv:
             return cmd_default(argparse.Namespace())
         if not argv[0].startswith("-") and argv[0] not in COMMANDS:
-            raise UsageError(
-                f"{argv[0]}: the live inspector is not in this version yet; "
-                f"try `padtui check {argv[0]}`"
-            )
+            argv = ["watch", *argv]
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version, or a usage error already printed

@@ -7,7 +7,8 @@ it can be tested without a terminal.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from padtui.core.audit import Audit, audit
@@ -23,6 +24,10 @@ BUDGET_STEP = 0.10  # [ and ] change the budget by 10 %
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,7 @@ class Inspection:
     status: str = "waiting"  # "live", "unreadable" or "deleted"
     status_detail: str = ""
     own_writes: set[str] = field(default_factory=set)
+    clock: Callable[[], datetime] = utc_now  # when versions are seen, loss records stamped
 
     @property
     def counter(self) -> TokenCounter:
@@ -125,7 +131,7 @@ class Inspection:
             origin = "agent"
         version = Version(
             number=len(self.versions),
-            seen_at=now or datetime.now(UTC),
+            seen_at=now or self.clock(),
             snapshot=snapshot,
             digest=key,
             origin=origin,
@@ -156,7 +162,11 @@ class Inspection:
 
     def start_trial(self) -> Plan:
         self.trial = plan(
-            self.current.pad_file.pad, self.budget_override, self.policy, self.counter
+            self.current.pad_file.pad,
+            self.budget_override,
+            self.policy,
+            self.counter,
+            now=self.clock(),
         )
         self.step = len(self.trial.dropped)
         return self.trial
@@ -212,5 +222,12 @@ class Inspection:
             self.start_trial()
 
     def note_own_write(self, data: bytes) -> None:
-        """Remember bytes this inspector wrote, so that reading them back is not an agent write."""
-        self.own_writes.add(digest(data))
+        """Remember bytes this inspector wrote, so that reading them back is not an agent write.
+
+        The folder watch may read the new file before the commit returns: a version already
+        taken for the agent's is then relabelled as the inspector's own.
+        """
+        key = digest(data)
+        self.own_writes.add(key)
+        if self.versions and self.current.digest == key and self.current.origin == "agent":
+            self.versions[-1] = replace(self.current, origin="padtui")

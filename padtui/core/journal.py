@@ -1,0 +1,563 @@
+"""The version journal (SPEC section 7): every version seen or written, content-addressed.
+
+One journal per pad, a JSON Lines file in the user's state folder
+(``$XDG_STATE_HOME/padtui/``, else ``~/.local/state/padtui/``), named from the pad's real
+path, or wherever ``--journal PATH`` says. Three kinds of line::
+
+    {"t":"padtui-journal","v":1,"pad":"/real/path/pad.json"}          first line
+    {"t":"b","h":"<hash>","s":"<text>"}                                a blob, stored once
+    {"t":"v","n":7,"at":"...","ns":...,"origin":"seen","sha":"<sha256 of the bytes>",
+     "size":812,"fmt":"json","set":{"budget_tokens":4000},
+     "glue":[["L","[\\n  ",1],["L",",\\n  ",11],["L","\\n]\\n",1]],
+     "base":6,"keep":[3,8],"mid":["<hash>"]}                            a version
+
+A version is the exact text of the file cut at its entries: the text between entries (the
+*glue*, run-length coded, long pieces stored as blobs) and each entry's own source text,
+stored once as a blob by hash (the first 20 hex digits of its SHA-256). Its entry list is
+either spelled out (``list``) or, when shorter, coded against an earlier version as a common
+prefix and suffix kept (``keep``) and what changed in between (``mid``); a full list is written
+at least every ``CHECKPOINT`` versions. So an unchanged entry costs nothing twice, and a
+version that changes one entry costs one blob and one short line. Rebuilding a version joins
+glue and blobs and checks the SHA-256 of the whole file, so a version comes back byte for byte.
+A version that did not parse (a torn read kept on purpose) is stored whole, as one blob.
+
+Appends hold an exclusive ``flock`` on the journal file (it is never replaced, only appended
+to), re-read what other processes appended since, cut off a torn last line left by a crashed
+writer, write the new lines in one ``write`` and ``fsync``. Reading tolerates a torn last line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from padtui.core.audit import Audit, audit
+from padtui.core.errors import PadError
+from padtui.core.formats import PadFile, parse
+from padtui.core.model import Pad
+from padtui.core.tokens import counter_for
+
+FORMAT_VERSION = 1
+HEADER = "padtui-journal"
+HASH_CHARS = 20  # 80 bits of SHA-256 per blob; each rebuilt version is checked in full
+CHECKPOINT = 64  # a full entry list at least every this many versions
+INLINE_GLUE = 64  # glue longer than this is stored as a blob
+
+ORIGINS = ("seen", "compact", "externalize", "restore", "write")
+
+
+def state_dir() -> str:
+    """``$XDG_STATE_HOME/padtui`` (when set to an absolute path), else ``~/.local/state/padtui``."""
+    base = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "padtui")
+
+
+def journal_path_for(pad_path: str) -> str:
+    """The default journal of a pad: named from its real path (so every name of it agrees)."""
+    real = os.path.realpath(pad_path)
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:16]
+    return os.path.join(state_dir(), f"{os.path.basename(real)}.{digest}.jsonl")
+
+
+def blob_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:HASH_CHARS]
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Version:
+    """One journaled version of a pad (its bytes come back from :meth:`Journal.data`)."""
+
+    n: int  # 1, 2, 3, ... in the order journaled
+    at: str  # UTC time, ISO 8601
+    time_ns: int
+    origin: str  # "seen" (read from disk) or the write that made it: compact, externalize, ...
+    sha256: str  # of the file's exact bytes
+    size: int
+    format: str
+    parsed: bool  # False: kept whole because it did not parse
+    budget_tokens: int | None
+    encoding: str | None
+    entries: tuple[str, ...]  # blob hashes of the entries' source texts, file order
+    glue: tuple[tuple[str, str, int], ...] = ()
+    raw: str | None = None  # blob hash of the whole file, for a version that did not parse
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "time": self.at,
+            "origin": self.origin,
+            "sha256": self.sha256,
+            "size": self.size,
+            "format": self.format,
+            "readable": self.parsed,
+            "entries": len(self.entries),
+        }
+
+
+class Journal:
+    """The append-only, content-addressed journal of one pad."""
+
+    def __init__(self, path: str, pad: str | None = None) -> None:
+        self.path = os.path.abspath(path)
+        self.pad = os.path.realpath(pad) if pad is not None else None
+        self._mutex = threading.RLock()  # one process's threads share this object's state
+        self._reset()
+
+    @classmethod
+    def for_pad(cls, pad_path: str, journal_path: str | None = None) -> Journal:
+        """The journal of ``pad_path``: ``journal_path``, else the default one."""
+        return cls(journal_path or journal_path_for(pad_path), pad_path)
+
+    def _reset(self) -> None:
+        self._offset = 0
+        self._line = 0
+        self._header: str | None = None
+        self._blobs: dict[str, bytes] = {}
+        self._versions: list[Version] = []
+        self._depth: dict[int, int] = {}  # n -> versions since the last full list
+        self._ino: tuple[int, int] | None = None
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def versions(self) -> list[Version]:
+        """Every version journaled so far (re-reads what others appended)."""
+        self.refresh()
+        return list(self._versions)
+
+    def version(self, n: int) -> Version:
+        self.refresh()
+        for v in self._versions:
+            if v.n == n:
+                return v
+        last = self._versions[-1].n if self._versions else 0
+        span = f"1..{last}" if last else "none yet"
+        raise PadError(self.path, f"no version {n} in the journal (versions: {span})")
+
+    def latest(self) -> Version | None:
+        self.refresh()
+        return self._versions[-1] if self._versions else None
+
+    def data(self, n: int) -> bytes:
+        """The exact bytes of version ``n``, checked against its SHA-256."""
+        v = self.version(n)
+        if v.raw is not None:
+            out = self._blob(v.raw, n)
+        else:
+            glue = [
+                g for kind, value, count in v.glue for g in [self._glue(kind, value, n)] * count
+            ]
+            if len(glue) != len(v.entries) + 1:
+                raise PadError(self.path, "damaged journal: glue does not fit", f"version {n}")
+            parts = [glue[0]]
+            for h, g in zip(v.entries, glue[1:], strict=True):
+                parts += [self._blob(h, n), g]
+            out = b"".join(parts)
+        if sha256(out) != v.sha256:
+            raise PadError(self.path, "damaged journal: rebuilt bytes do not match", f"version {n}")
+        return out
+
+    def pad_file(self, n: int) -> PadFile:
+        """Version ``n`` parsed (PadError for a version that was kept because it did not)."""
+        v = self.version(n)
+        if not v.parsed:
+            raise PadError(
+                self.path, "was unreadable when journaled (mid-write?), not a pad", f"version {n}"
+            )
+        name = self.pad or self._header or self.path
+        return parse(name, self.data(n), v.format)
+
+    def find(self, data: bytes) -> int | None:
+        """The newest version with exactly these bytes."""
+        self.refresh()
+        digest = sha256(data)
+        for v in reversed(self._versions):
+            if v.sha256 == digest:
+                return v.n
+        return None
+
+    def _blob(self, h: str, n: int) -> bytes:
+        try:
+            return self._blobs[h]
+        except KeyError:
+            raise PadError(
+                self.path, f"damaged journal: blob {h} missing", f"version {n}"
+            ) from None
+
+    def _glue(self, kind: str, value: str, n: int) -> bytes:
+        return value.encode("utf-8") if kind == "L" else self._blob(value, n)
+
+    def refresh(self) -> None:
+        """Read what was appended since the last look (a torn last line is left for later)."""
+        with self._mutex:
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                self._reset()
+                return
+            except OSError as exc:
+                raise PadError(self.path, f"cannot read the journal: {exc.strerror}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH)
+                self._scan(fd, repair=False)
+            finally:
+                os.close(fd)
+
+    def _scan(self, fd: int, repair: bool) -> None:
+        st = os.fstat(fd)
+        if self._ino != (st.st_dev, st.st_ino) or st.st_size < self._offset:
+            self._reset()  # a different or truncated file: start over
+            self._ino = (st.st_dev, st.st_ino)
+        if st.st_size == self._offset:
+            return
+        chunks = []
+        pos = self._offset
+        while pos < st.st_size:
+            chunk = os.pread(fd, st.st_size - pos, pos)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            pos += len(chunk)
+        data = b"".join(chunks)
+        end = data.rfind(b"\n") + 1
+        for line in data[:end].split(b"\n")[:-1]:
+            self._line += 1
+            self._apply(line)
+        self._offset += end
+        if repair and end < len(data):
+            os.ftruncate(fd, self._offset)  # a torn last line: what a crashed append left
+
+    def _apply(self, line: bytes) -> None:
+        where = f"line {self._line}"
+        try:
+            rec = json.loads(line)
+            kind = rec["t"]
+            if kind == "b":
+                self._blobs.setdefault(rec["h"], _blob_bytes(rec))
+            elif kind == "v":
+                self._versions.append(self._decode(rec))
+            elif kind == HEADER:
+                if rec.get("v") != FORMAT_VERSION:
+                    raise PadError(
+                        self.path, f"journal format {rec.get('v')!r} is not supported", where
+                    )
+                self._header = rec.get("pad")
+            # other kinds: from a later padtui, skipped
+        except PadError:
+            raise
+        except (ValueError, KeyError, TypeError, IndexError, binascii.Error):
+            raise PadError(self.path, "damaged journal line", where) from None
+
+    def _decode(self, rec: dict[str, Any]) -> Version:
+        n = int(rec["n"])
+        if self._versions and n <= self._versions[-1].n:
+            raise ValueError("versions out of order")
+        settings = rec.get("set") or {}
+        raw = rec.get("raw")
+        entries: tuple[str, ...] = ()
+        glue: tuple[tuple[str, str, int], ...] = ()
+        if raw is None:
+            glue = tuple((str(k), str(v), int(c)) for k, v, c in rec["glue"])
+            if "list" in rec:
+                entries = tuple(str(h) for h in rec["list"])
+                self._depth[n] = 0
+            else:
+                base = self._by_n(int(rec["base"]))
+                keep, tail = (int(x) for x in rec["keep"])
+                if keep + tail > len(base.entries):
+                    raise ValueError("delta does not fit its base")
+                mid = tuple(str(h) for h in rec["mid"])
+                rest = base.entries[len(base.entries) - tail :] if tail else ()
+                entries = base.entries[:keep] + mid + rest
+                self._depth[n] = self._depth.get(base.n, 0) + 1
+        return Version(
+            n=n,
+            at=str(rec["at"]),
+            time_ns=int(rec["ns"]),
+            origin=str(rec["origin"]),
+            sha256=str(rec["sha"]),
+            size=int(rec["size"]),
+            format=str(rec["fmt"]),
+            parsed=raw is None,
+            budget_tokens=settings.get("budget_tokens"),
+            encoding=settings.get("encoding"),
+            entries=entries,
+            glue=glue,
+            raw=None if raw is None else str(raw),
+        )
+
+    def _by_n(self, n: int) -> Version:
+        for v in reversed(self._versions):
+            if v.n == n:
+                if not v.parsed:
+                    raise ValueError("delta against an unparsed version")
+                return v
+        raise ValueError(f"base version {n} missing")
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def append(self, data: bytes, fmt: str, origin: str, pad_file: PadFile | None = None) -> int:
+        """Journal one version (durably: fsync before return); returns its number.
+
+        The same bytes as the newest version are not journaled twice. ``pad_file`` is the
+        version parsed, when the caller has it; otherwise it is parsed here, and a version
+        that does not parse is kept whole.
+        """
+        if pad_file is None:
+            try:
+                pad_file = parse(self.pad or self.path, data, fmt)
+            except PadError:
+                pad_file = None
+        with self._mutex, self._locked() as fd:
+            self._scan(fd, repair=True)
+            digest = sha256(data)
+            if self._versions and self._versions[-1].sha256 == digest:
+                return self._versions[-1].n
+            records = self._encode(data, digest, fmt, origin, pad_file)
+            if self._offset == 0:
+                records.insert(0, {"t": HEADER, "v": FORMAT_VERSION, "pad": self.pad})
+            payload = b"".join(
+                json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+                for r in records
+            )
+            _write_all(fd, payload)
+            os.fsync(fd)
+            self._scan(fd, repair=False)
+            return self._versions[-1].n
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[int]:
+        folder = os.path.dirname(self.path)
+        try:
+            created = not os.path.exists(self.path)
+            if created:
+                os.makedirs(folder, mode=0o700, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        except OSError as exc:
+            raise PadError(
+                self.path,
+                f"cannot write the journal: {exc.strerror or exc} "
+                "(choose another with --journal PATH, or --no-journal)",
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if self._offset == 0 and self.pad is not None:
+                self._check_owner(fd)
+            yield fd
+            if created:
+                fsync_dir(folder)
+        except OSError as exc:
+            raise PadError(self.path, f"cannot write the journal: {exc.strerror or exc}") from None
+        finally:
+            os.close(fd)
+
+    def _check_owner(self, fd: int) -> None:
+        self._scan(fd, repair=True)
+        if self._header is not None and self.pad is not None and self._header != self.pad:
+            raise PadError(self.path, f"this journal belongs to another pad ({self._header})")
+
+    def _encode(
+        self, data: bytes, digest: str, fmt: str, origin: str, pad_file: PadFile | None
+    ) -> list[dict[str, Any]]:
+        ns = time.time_ns()
+        now = datetime.fromtimestamp(ns / 1e9, UTC)
+        n = self._versions[-1].n + 1 if self._versions else 1
+        rec: dict[str, Any] = {
+            "t": "v",
+            "n": n,
+            "at": now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "ns": ns,
+            "origin": origin,
+            "sha": digest,
+            "size": len(data),
+            "fmt": fmt,
+        }
+        blobs: list[dict[str, Any]] = []
+        new: set[str] = set()
+
+        def store(piece: bytes) -> str:
+            h = blob_hash(piece)
+            if h not in self._blobs and h not in new:
+                new.add(h)
+                blobs.append(_blob_record(h, piece))
+            return h
+
+        cut = _cut(pad_file, data) if pad_file is not None else None
+        if cut is None:
+            rec["raw"] = store(data)
+            return [*blobs, rec]
+        glue, sources = cut
+        pad = pad_file.pad if pad_file is not None else None
+        settings: dict[str, Any] = {}
+        if pad is not None and pad.budget_tokens is not None:
+            settings["budget_tokens"] = pad.budget_tokens
+        if pad is not None and pad.encoding is not None:
+            settings["encoding"] = pad.encoding
+        if settings:
+            rec["set"] = settings
+        runs: list[list[Any]] = []
+        for g in glue:
+            text = g.decode("utf-8")
+            item = ["L", text] if len(text) <= INLINE_GLUE else ["B", store(g)]
+            if runs and runs[-1][:2] == item:
+                runs[-1][2] += 1
+            else:
+                runs.append([*item, 1])
+        rec["glue"] = runs
+        hashes = [store(s) for s in sources]
+        rec.update(self._delta(hashes))
+        return [*blobs, rec]
+
+    def _delta(self, hashes: list[str]) -> dict[str, Any]:
+        base = next((v for v in reversed(self._versions) if v.parsed), None)
+        if base is None or self._depth.get(base.n, 0) + 1 >= CHECKPOINT:
+            return {"list": hashes}
+        old = base.entries
+        keep = 0
+        while keep < min(len(old), len(hashes)) and old[keep] == hashes[keep]:
+            keep += 1
+        tail = 0
+        while (
+            tail < min(len(old), len(hashes)) - keep
+            and old[len(old) - 1 - tail] == hashes[len(hashes) - 1 - tail]
+        ):
+            tail += 1
+        mid = hashes[keep : len(hashes) - tail]
+        if len(mid) + 4 >= len(hashes):
+            return {"list": hashes}
+        return {"base": base.n, "keep": [keep, tail], "mid": mid}
+
+
+def _cut(pad_file: PadFile, data: bytes) -> tuple[list[bytes], list[bytes]] | None:
+    """The file's bytes cut at its entries' sources: glue pieces and entry pieces.
+
+    ``glue[0] + src[0] + glue[1] + ... + glue[-1]`` is exactly ``data``; None when the
+    entries' sources cannot be found in order (then the version is stored whole).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    glue: list[bytes] = []
+    sources: list[bytes] = []
+    pos = 0
+    for e in pad_file.pad.entries:
+        if not e.source:
+            return None
+        at = text.find(e.source, pos)
+        if at < 0:
+            return None
+        glue.append(text[pos:at].encode("utf-8"))
+        sources.append(e.source.encode("utf-8"))
+        pos = at + len(e.source)
+    glue.append(text[pos:].encode("utf-8"))
+    rebuilt = glue[0] + b"".join(s + g for s, g in zip(sources, glue[1:], strict=True))
+    if rebuilt != data:
+        return None
+    return glue, sources
+
+
+def _blob_record(h: str, piece: bytes) -> dict[str, Any]:
+    try:
+        return {"t": "b", "h": h, "s": piece.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"t": "b", "h": h, "b64": base64.b64encode(piece).decode("ascii")}
+
+
+def _blob_bytes(rec: dict[str, Any]) -> bytes:
+    if "s" in rec:
+        return str(rec["s"]).encode("utf-8")
+    return base64.b64decode(rec["b64"], validate=True)
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def fsync_dir(folder: str) -> None:
+    """Make a rename or a new file in ``folder`` durable (where the platform allows it)."""
+    try:
+        fd = os.open(folder or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EBADF, errno.ENOTSUP):
+            raise
+    finally:
+        os.close(fd)
+
+
+# --- history -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One journaled version with its tokens and the audit of the transition into it."""
+
+    version: Version
+    pad: Pad | None  # None: the version did not parse
+    tokens: int | None
+    previous: int | None  # the readable version this one is audited against
+    audit: Audit | None
+
+    @property
+    def verdict(self) -> str:
+        if self.pad is None:
+            return "unreadable"
+        if self.audit is None:
+            return "first"
+        return self.audit.verdict
+
+    def as_json(self) -> dict[str, Any]:
+        out = self.version.as_json()
+        out["tokens"] = self.tokens
+        out["verdict"] = self.verdict
+        out["against"] = self.previous
+        out["findings"] = (
+            [
+                {"code": f.code, "severity": f.severity, "entries": list(f.entries)}
+                for f in self.audit.findings
+            ]
+            if self.audit is not None
+            else []
+        )
+        return out
+
+
+def history(journal: Journal, encoding: str | None = None) -> list[HistoryRow]:
+    """Every version of the journal, its tokens, and the audit verdict of each transition."""
+    rows: list[HistoryRow] = []
+    prev: tuple[int, Pad] | None = None
+    for v in journal.versions():
+        if not v.parsed:
+            rows.append(HistoryRow(v, None, None, None, None))
+            continue
+        pad = journal.pad_file(v.n).pad
+        counter = counter_for(encoding or pad.encoding)
+        tokens = sum(counter.count_many(e.text for e in pad.entries))
+        result = audit(prev[1], pad, counter) if prev is not None else None
+        rows.append(HistoryRow(v, pad, tokens, prev[0] if prev else None, result))
+        prev = (v.n, pad)
+    return rows

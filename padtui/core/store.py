@@ -1,0 +1,831 @@
+"""Safe writes (SPEC section 6): stamped reads, compare-and-swap commits, the lock.
+
+padtui writes a pad that a live agent is also writing, so a commit
+
+* is made against a :class:`Snapshot`: the exact bytes a plan was made from, stamped with
+  (size, mtime_ns, inode, device, SHA-256 of the bytes). ``stat`` alone misses an agent that
+  rewrites the file in place with the same size within one timestamp tick; the hash does not;
+* takes an advisory lock (``flock``) on a separate, persistent ``<pad>.lock`` file, never on
+  the pad itself (a lock on the pad's inode would die with the first rename over it).
+  :func:`lock` exposes it, so a cooperating agent can hold it across its own read-modify-write;
+* re-reads the pad under the lock and refuses (:class:`Conflict`) unless it is still exactly
+  the snapshot's bytes; journals that version (fsync) before anything replaces it;
+* writes the new bytes to a temporary file in the pad's folder, with the pad's mode (and
+  owner, where allowed), flushes and fsyncs it, checks the pad once more, swaps it in, and
+  fsyncs the folder. A killed commit leaves the old file or the new one, never a mix.
+
+The swap. On Linux the new file is swapped in with ``renameat2(RENAME_EXCHANGE)``: the old
+file is not destroyed but comes back under the temporary name, so padtui can check that what
+it displaced is exactly the version it planned from. If an agent that does not take the lock
+slipped a write in between (a rename over the pad, or an open with ``O_TRUNC``), padtui swaps
+that version back (and journals it) and reports a conflict: nothing that reached the pad is
+lost unseen. Where the exchange is not available (other systems, file systems without it) the swap
+is ``os.replace`` right after the last check.
+
+The residual race, for agents that do not take the lock: an agent that opened the pad
+*before* the swap and writes through that open file *after* it (without truncating at open:
+``r+`` then write, or ``O_APPEND`` writes) writes into the old inode, which is no longer the
+pad; that write is lost. With ``os.replace`` (no exchange), any write that lands between the
+last check and the replace, a few microseconds, is lost as well. An agent that writes its pad
+under ``padtui.lock(path)`` is never raced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import stat
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from padtui.core.compaction import Plan
+from padtui.core.errors import PadError
+from padtui.core.formats import MAX_PAD_BYTES, PadFile, format_of, parse, render, to_bytes
+from padtui.core.journal import Journal, fsync_dir
+from padtui.core.model import PROTECTED_KINDS, Entry, Pad
+
+LOCK_SUFFIX = ".lock"
+TMP_TAG = ".padtui-"
+TMP_SUFFIX = ".tmp"
+DEFAULT_LOCK_TIMEOUT = 10.0
+READ_ATTEMPTS = 6  # a read that does not parse is retried this many times in all ...
+READ_BACKOFF = 0.001  # ... after 1, 2, 4, 8, 16 ms (31 ms at most): a torn write settles
+UNREADABLE = "unreadable (mid-write?)"
+NO_SUCH_FILE = "no such file"
+MAX_UNDO = 16
+
+USE_EXCHANGE = True  # swap with renameat2(RENAME_EXCHANGE) where the kernel allows it
+
+
+class CommitError(Exception):
+    """A commit that did not happen; nothing was written. One line: ``FILE: PROBLEM``."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+
+class Conflict(CommitError):
+    """Compare-and-swap miss: the pad is not the version the commit was planned from."""
+
+
+class Refused(CommitError):
+    """A refused plan is never written."""
+
+
+class LockTimeout(CommitError):
+    """Another process held the pad's lock for too long."""
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What identifies one version of a pad file on disk."""
+
+    size: int
+    mtime_ns: int
+    ino: int
+    dev: int
+    sha256: str
+
+    @classmethod
+    def of(cls, st: os.stat_result, data: bytes) -> Stamp:
+        """The stamp of bytes read from a file with this stat."""
+        return cls(
+            st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev, hashlib.sha256(data).hexdigest()
+        )
+
+    @classmethod
+    def of_bytes(cls, data: bytes) -> Stamp:
+        """A stamp of content only (stat unknown: -1), for bytes that were read elsewhere."""
+        return cls(len(data), -1, -1, -1, hashlib.sha256(data).hexdigest())
+
+    def matches(self, now: Stamp) -> bool:
+        """Is a file whose stamp is ``now`` still this version? (Unknown parts match.)"""
+        return (
+            self.size == now.size
+            and self.sha256 == now.sha256
+            and self.mtime_ns in (-1, now.mtime_ns)
+            and self.ino in (-1, now.ino)
+            and self.dev in (-1, now.dev)
+        )
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A pad as read, with the stamp a commit compares against.
+
+    ``path`` is the name it was read by; ``target`` the real file behind it (a symlinked pad
+    is written through to its target, and the link is kept).
+    """
+
+    path: str
+    target: str
+    file: PadFile
+    stamp: Stamp
+    version: int | None = field(default=None, compare=False)  # its number in the journal
+
+    @property
+    def pad(self) -> Pad:
+        return self.file.pad
+
+    @property
+    def data(self) -> bytes:
+        return self.file.data
+
+    @property
+    def format(self) -> str:
+        return self.file.layout.format
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a look at a live pad found: a new version, the same one, or a torn file."""
+
+    state: str  # "new", "same" or "unreadable"
+    snapshot: Snapshot | None  # the newest good version (the new one, else the last)
+    problem: str | None = None
+
+    @property
+    def message(self) -> str:
+        if self.state == "unreadable":
+            return f"{UNREADABLE}: {self.problem}"
+        return self.state
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+class _Moving(Exception):
+    """The file changed while it was being read."""
+
+
+def _read_raw(target: str, name: str) -> tuple[bytes, os.stat_result]:
+    """The file's bytes and the stat they belong to (``_Moving`` if it changed meanwhile)."""
+    try:  # O_NONBLOCK: a FIFO in the pad's place must not hang the read
+        fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise PadError(name, NO_SUCH_FILE) from None
+    except IsADirectoryError:
+        raise PadError(name, "is a directory, not a pad file") from None
+    except PermissionError:
+        raise PadError(name, "permission denied") from None
+    except OSError as exc:
+        raise PadError(name, exc.strerror or str(exc)) from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise PadError(name, "is a directory, not a pad file")
+        if not stat.S_ISREG(st.st_mode):
+            raise PadError(name, "not a regular file")
+        if st.st_size > MAX_PAD_BYTES:
+            raise PadError(
+                name,
+                f"file is {st.st_size / 2**20:.1f} MiB; padtui reads pads "
+                f"up to {MAX_PAD_BYTES / 2**20:.0f} MiB",
+            )
+        chunks = []
+        total = 0
+        while total <= MAX_PAD_BYTES:
+            chunk = os.read(fd, max(st.st_size - total, 0) + 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        after = os.fstat(fd)
+    except OSError as exc:
+        raise PadError(name, exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    moved = (st.st_size, st.st_mtime_ns) != (after.st_size, after.st_mtime_ns)
+    if moved or len(data) != after.st_size:
+        raise _Moving
+    return data, after
+
+
+def _still(st: os.stat_result, target: str) -> bool:
+    """Is ``target`` still the file ``st`` describes (not renamed over, not rewritten)?"""
+    try:
+        now = os.stat(target)
+    except OSError:
+        return False
+    return (now.st_ino, now.st_dev, now.st_size, now.st_mtime_ns) == (
+        st.st_ino,
+        st.st_dev,
+        st.st_size,
+        st.st_mtime_ns,
+    )
+
+
+def read(path: str, *, journal: JournalArg = False, attempts: int = READ_ATTEMPTS) -> Snapshot:
+    """Read a pad with its version stamp, for a commit to compare against.
+
+    A read that does not parse, or that catches the file changing or vanishing under it, is
+    retried a few times over a few milliseconds (an agent's save may be half done); if it
+    still fails, the last PadError is raised. With ``journal`` the version is journaled as
+    seen (``True``: the pad's default journal; a path or a :class:`Journal`: that one).
+    """
+    fmt = format_of(path)
+    last: PadError | None = None
+    for attempt in range(max(attempts, 1)):
+        if attempt:
+            time.sleep(READ_BACKOFF * 2 ** (attempt - 1))
+        target = os.path.realpath(path)
+        try:
+            data, st = _read_raw(target, path)
+        except _Moving:
+            last = PadError(path, "kept changing while being read")
+            continue
+        except PadError as exc:
+            if exc.problem != NO_SUCH_FILE:
+                raise
+            last = exc  # gone for a moment: an agent that deletes, then writes anew
+            continue
+        try:
+            pad_file = parse(path, data, fmt)
+        except PadError as exc:
+            last = exc  # perhaps half written
+            continue
+        if not _still(st, target):
+            last = PadError(path, "was replaced while being read")
+            continue
+        snap = Snapshot(path, target, pad_file, Stamp.of(st, data))
+        n = record(snap, journal)
+        return snap if n is None else replace(snap, version=n)
+    assert last is not None
+    raise last
+
+
+def snapshot_of(pad_file: PadFile) -> Snapshot:
+    """A snapshot of a pad read elsewhere (``formats.load``, a watcher): its stamp is its
+    content only, so a commit against it compares bytes (size and SHA-256), not stat."""
+    return Snapshot(
+        pad_file.path,
+        os.path.realpath(pad_file.path),
+        pad_file,
+        Stamp.of_bytes(pad_file.data),
+    )
+
+
+def poll(path: str, last: Snapshot | None = None, *, journal: JournalArg = False) -> Reading:
+    """A look at a live pad: ``new`` (a version other than ``last``), ``same``, or
+    ``unreadable`` (torn or vanished even after the retries of :func:`read`; never taken for
+    a new version, and ``snapshot`` stays the last good one)."""
+    try:
+        snap = read(path)
+    except PadError as exc:
+        return Reading("unreadable", last, exc.problem)
+    if last is not None and snap.stamp.sha256 == last.stamp.sha256:
+        return Reading("same", snap)
+    n = record(snap, journal)
+    return Reading("new", snap if n is None else replace(snap, version=n))
+
+
+JournalArg = Journal | str | bool
+
+
+def journal_of(path: str, journal: JournalArg) -> Journal | None:
+    """The journal to use: ``True`` the pad's default one, ``False`` none, a path or a
+    :class:`Journal` that one."""
+    if isinstance(journal, Journal):
+        return journal
+    if journal is False:
+        return None
+    j = Journal.for_pad(path, journal if isinstance(journal, str) else None)
+    with _registry:  # one Journal object per journal file and pad: it reads incrementally
+        return _journals.setdefault(f"{j.path}\0{j.pad}", j)
+
+
+def record(version: Snapshot | PadFile, journal: JournalArg = True) -> int | None:
+    """Journal a version seen (a watcher's reading); returns its number in the journal."""
+    pad_file = version.file if isinstance(version, Snapshot) else version
+    j = journal_of(pad_file.path, journal)
+    if j is None:
+        return None
+    return j.append(pad_file.data, pad_file.layout.format, "seen", pad_file)
+
+
+_journals: dict[str, Journal] = {}
+
+
+# --- the lock ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Held:
+    rlock: threading.RLock
+    fd: int = -1
+    depth: int = 0
+
+
+_held: dict[str, _Held] = {}
+_registry = threading.Lock()
+
+
+def lock_path_for(path: str) -> str:
+    """``<pad>.lock`` beside the pad's real file (so every name of the pad shares it)."""
+    return os.path.realpath(path) + LOCK_SUFFIX
+
+
+@contextlib.contextmanager
+def lock(path: str, timeout: float | None = None) -> Iterator[str]:
+    """Hold the pad's advisory lock (``flock`` on ``<pad>.lock``); yields the lock file's path.
+
+    Commits take the same lock, so an agent that does its read-modify-write inside
+    ``with padtui.lock(path):`` is never raced by a padtui commit. Re-entrant within a
+    process (a commit made while holding it does not deadlock). ``timeout`` in seconds (None:
+    wait as long as it takes) raises :class:`LockTimeout`. The lock file is never removed:
+    removing it would let two processes lock two different files.
+    """
+    lock_file = lock_path_for(path)
+    with _registry:
+        held = _held.setdefault(lock_file, _Held(threading.RLock()))
+    deadline = None if timeout is None else time.monotonic() + timeout
+    if not held.rlock.acquire(timeout=-1 if timeout is None else max(timeout, 0)):
+        raise LockTimeout(path, f"locked by another thread for over {timeout:g} s")
+    try:
+        if held.depth == 0:
+            held.fd = _flock(lock_file, path, deadline, timeout)
+        held.depth += 1
+        try:
+            yield lock_file
+        finally:
+            held.depth -= 1
+            if held.depth == 0:
+                fd, held.fd = held.fd, -1
+                with contextlib.suppress(OSError):
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+    finally:
+        held.rlock.release()
+
+
+def _flock(lock_file: str, path: str, deadline: float | None, timeout: float | None) -> int:
+    try:
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        raise PadError(lock_file, f"cannot open the lock file: {exc.strerror or exc}") from None
+    try:
+        if deadline is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return fd
+        pause = 0.0005
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return fd
+            except BlockingIOError:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise LockTimeout(
+                        path,
+                        f"locked by another process ({lock_file}) for over {timeout:g} s; "
+                        "nothing written",
+                    ) from None
+                time.sleep(min(pause, left))
+                pause = min(pause * 2, 0.02)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+# --- committing ----------------------------------------------------------------------------
+
+
+def commit(
+    snapshot: Snapshot,
+    change: Plan | Sequence[Entry],
+    *,
+    journal: JournalArg = True,
+    lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
+    origin: str | None = None,
+) -> Snapshot:
+    """Write a plan's result (or a list of entries) over the version ``snapshot`` read.
+
+    Raises :class:`Refused` for a refused plan, :class:`Conflict` when the pad is no longer
+    exactly the snapshot's version (trial again), :class:`LockTimeout`; nothing is written
+    then. Returns the snapshot of the version written (``snapshot`` itself when the change
+    changes nothing). Both versions are journaled, the replaced one before the swap.
+    """
+    if isinstance(change, Plan):
+        if change.refused:
+            raise Refused(snapshot.path, f"refused: {change.code}: {change.message}")
+        if change.source is not snapshot.pad and not _same_pad(change.source, snapshot.pad):
+            raise ValueError("the plan was not made from this snapshot's pad")
+        entries: Sequence[Entry] = change.result()
+        origin = origin or "compact"
+    else:
+        entries = list(change)
+        origin = origin or "write"
+    new = to_bytes(render(snapshot.file.layout, entries))
+    new_file = _read_back(snapshot, new, entries)
+    return _commit(
+        snapshot, new, new_file, journal_of(snapshot.path, journal), lock_timeout, origin
+    )
+
+
+def _same_pad(a: Pad, b: Pad) -> bool:
+    return a == b and all(
+        x.raw == y.raw and x.source == y.source for x, y in zip(a.entries, b.entries, strict=True)
+    )
+
+
+def _essence(e: Entry) -> Any:
+    return json.loads(json.dumps(e.as_dict()))
+
+
+def _read_back(snapshot: Snapshot, new: bytes, entries: Sequence[Entry]) -> PadFile:
+    """The rendered bytes, parsed: they must read back as exactly the entries meant."""
+    try:
+        back = parse(snapshot.path, new, snapshot.format)
+    except PadError as exc:
+        raise RuntimeError(f"padtui bug: the new pad would not read back: {exc}") from None
+    same = (
+        [_essence(e) for e in back.pad.entries] == [_essence(e) for e in entries]
+        and back.pad.budget_tokens == snapshot.pad.budget_tokens
+        and back.pad.encoding == snapshot.pad.encoding
+    )
+    if not same:
+        raise RuntimeError("padtui bug: the new pad would not read back as planned")
+    return back
+
+
+def externalized(
+    pad: Pad, labels: Iterable[str], path: str
+) -> tuple[list[Entry], list[str], list[str]]:
+    """The entries with ``sealed`` flipped on for the named unsealed protected entries.
+
+    Returns (entries, labels sealed by this, labels that were sealed already). An unknown
+    label, or an entry that is not a constraint, negative fact or loss record, is bad input
+    (PadError): plans, notes and hypotheses are rewritable by nature.
+    """
+    chosen: dict[int, Entry] = {}
+    already: list[str] = []
+    for label in labels:
+        e = pad.find(label)
+        if e is None:
+            raise PadError(path, f"no entry {label!r} (name entries by id, or by position #N)")
+        if e.kind not in PROTECTED_KINDS:
+            raise PadError(
+                path,
+                f"{label} is a {e.kind} entry; only constraints, negative facts and loss "
+                "records are externalized into the sealed region",
+            )
+        if not e.sealed:
+            chosen[e.index] = e
+        elif e.label not in already:
+            already.append(e.label)
+    entries = [e.sealed_copy() if e.index in chosen else e for e in pad.entries]
+    return entries, [chosen[i].label for i in sorted(chosen)], already
+
+
+def externalize(
+    snapshot: Snapshot,
+    labels: Iterable[str],
+    *,
+    journal: JournalArg = True,
+    lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
+) -> Snapshot:
+    """Seal unsealed constraints / negative facts / loss records, by a safe commit;
+    nothing else changes (see :func:`externalized` for what is bad input)."""
+    entries, _sealed, _already = externalized(snapshot.pad, labels, snapshot.path)
+    return commit(
+        snapshot, entries, journal=journal, lock_timeout=lock_timeout, origin="externalize"
+    )
+
+
+def restore(
+    path: str,
+    n: int,
+    *,
+    journal: JournalArg = True,
+    lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
+) -> Snapshot:
+    """Write journaled version ``n`` back over the pad, byte for byte, by a safe commit.
+
+    The version it replaces is journaled first, even one that does not parse (so a pad an
+    agent garbled can be restored, and the garbled bytes are kept too).
+    """
+    j = journal_of(path, journal)
+    if j is None:
+        raise PadError(path, "restoring a version needs the journal")
+    fmt = format_of(path)
+    version = j.version(n)
+    if version.format != fmt:
+        raise PadError(path, f"version {n} is a {version.format} pad; this file is {fmt}")
+    new_file = j.pad_file(n)  # PadError for a version kept because it did not parse
+    new_file = parse(path, new_file.data, fmt)
+    try:
+        current = read(path)
+    except PadError as exc:
+        if exc.problem == NO_SUCH_FILE:
+            raise
+        target = os.path.realpath(path)
+        raw, st = _read_raw_settled(target, path)
+        return _commit_raw(path, target, raw, Stamp.of(st, raw), fmt, new_file, j, lock_timeout)
+    return _commit(current, new_file.data, new_file, j, lock_timeout, "restore")
+
+
+def _read_raw_settled(target: str, path: str) -> tuple[bytes, os.stat_result]:
+    for attempt in range(READ_ATTEMPTS):
+        if attempt:
+            time.sleep(READ_BACKOFF * 2 ** (attempt - 1))
+        with contextlib.suppress(_Moving):
+            return _read_raw(target, path)
+    raise PadError(path, "kept changing while being read")
+
+
+@dataclass(frozen=True)
+class _Now:
+    """The pad as it is at this moment, under the lock."""
+
+    stamp: Stamp
+    data: bytes
+    st: os.stat_result
+
+
+def _now(target: str, name: str) -> _Now | None:
+    """The file's current stamp and bytes (None when it cannot be read as a whole file)."""
+    try:
+        data, st = _read_raw(target, name)
+    except (PadError, _Moving):
+        return None
+    return _Now(Stamp.of(st, data), data, st)
+
+
+def _commit(
+    base: Snapshot,
+    new: bytes,
+    new_file: PadFile,
+    j: Journal | None,
+    lock_timeout: float | None,
+    origin: str,
+) -> Snapshot:
+    if new == base.data:  # nothing to change: nothing is written
+        n = None if j is None else j.append(base.data, base.format, "seen", base.file)
+        return base if n is None else replace(base, version=n)
+    return _commit_raw(
+        base.path,
+        base.target,
+        base.data,
+        base.stamp,
+        base.format,
+        new_file,
+        j,
+        lock_timeout,
+        origin,
+        base.file,
+    )
+
+
+def _commit_raw(
+    path: str,
+    target: str,
+    data: bytes,
+    stamp: Stamp,
+    fmt: str,
+    new_file: PadFile,
+    j: Journal | None,
+    lock_timeout: float | None,
+    origin: str = "restore",
+    old_file: PadFile | None = None,
+) -> Snapshot:
+    """Compare-and-swap ``new_file`` over the version (``data``, ``stamp``) of ``path``."""
+    new = new_file.data
+    if os.path.realpath(path) != target:
+        raise Conflict(path, "now points to another file; nothing written: trial again")
+    with lock(target, timeout=lock_timeout):
+        _sweep_temps(target)
+        now = _now(target, path)
+        if now is None or not stamp.matches(now.stamp):
+            raise _conflict(path, fmt, j, now)
+        if j is not None:  # the version about to be replaced, durably, before anything else
+            j.append(data, fmt, "seen", old_file)
+        tmp, st = _write_temp(target, new, now.st, path)
+        try:
+            last = _now(target, path)  # the last look, right before the swap
+            if last is None or not stamp.matches(last.stamp):
+                raise _conflict(path, fmt, j, last)
+            if _swap(tmp, target):
+                _check_displaced(tmp, target, path, fmt, stamp, (st, new), j)
+            fsync_dir(os.path.dirname(target))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        after = Snapshot(path, target, replace(new_file, path=path), Stamp.of(st, new))
+        if j is not None:
+            try:
+                after = replace(after, version=j.append(new, fmt, origin, new_file))
+            except PadError as exc:  # the pad holds it; say so rather than "nothing written"
+                raise PadError(
+                    exc.path, f"the pad was written, but not journaled: {exc.problem}"
+                ) from None
+        return after
+
+
+def _conflict(path: str, fmt: str, j: Journal | None, now: _Now | None) -> Conflict:
+    if j is not None and now is not None:
+        _journal_seen(j, now.data, path, fmt)
+    return Conflict(
+        path, "changed since it was read (the agent wrote meanwhile); nothing written: trial again"
+    )
+
+
+def _journal_seen(j: Journal, data: bytes, path: str, fmt: str) -> None:
+    """Journal a version found on disk, if it is one (a torn file is not)."""
+    try:
+        pad_file = parse(path, data, fmt)
+    except PadError:
+        return
+    j.append(data, fmt, "seen", pad_file)
+
+
+def _write_temp(
+    target: str, data: bytes, like: os.stat_result, path: str
+) -> tuple[str, os.stat_result]:
+    """A temporary file beside the pad, with its mode (and owner, where allowed), synced."""
+    folder, name = os.path.split(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}{TMP_TAG}", suffix=TMP_SUFFIX, dir=folder)
+    except OSError as exc:
+        raise PadError(path, f"cannot write beside the pad: {exc.strerror or exc}") from None
+    try:
+        os.fchmod(fd, stat.S_IMODE(like.st_mode))
+        st = os.fstat(fd)
+        if (st.st_uid, st.st_gid) != (like.st_uid, like.st_gid):
+            with contextlib.suppress(PermissionError):
+                os.fchown(fd, like.st_uid, like.st_gid)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        return tmp, os.fstat(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _sweep_temps(target: str) -> None:
+    """Remove temporary files that killed commits left (under the lock: none is live)."""
+    folder, name = os.path.split(target)
+    prefix = f".{name}{TMP_TAG}"
+    with contextlib.suppress(OSError), os.scandir(folder or ".") as found:
+        for entry in found:
+            if entry.name.startswith(prefix) and entry.name.endswith(TMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+# --- the swap ------------------------------------------------------------------------------
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+_SYSCALLS = {"x86_64": 316, "aarch64": 276, "arm64": 276}
+_exchange_fn: Any = None
+_no_exchange: set[int] = set()  # devices whose file system cannot exchange
+
+
+def _renameat2() -> Any:
+    """``renameat2`` from libc (or by syscall number), else False."""
+    global _exchange_fn
+    if _exchange_fn is not None:
+        return _exchange_fn
+    _exchange_fn = False
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return False
+    fn = getattr(libc, "renameat2", None)
+    if fn is not None:
+        fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        fn.restype = ctypes.c_int
+        _exchange_fn = fn
+        return fn
+    number = _SYSCALLS.get(os.uname().machine)
+    if number is None:
+        return False
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+
+    def via_syscall(a: int, b: bytes, c: int, d: bytes, flags: int) -> int:
+        args = (ctypes.c_int(a), ctypes.c_char_p(b), ctypes.c_int(c), ctypes.c_char_p(d))
+        return int(syscall(ctypes.c_long(number), *args, ctypes.c_uint(flags)))
+
+    _exchange_fn = via_syscall
+    return via_syscall
+
+
+def exchange(a: str, b: str) -> None:
+    """Atomically swap two paths (``renameat2(RENAME_EXCHANGE)``); OSError if it cannot."""
+    fn = _renameat2()
+    if not fn:
+        raise OSError(errno.ENOSYS, "renameat2 is not available")
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), a)
+
+
+def swaps_by_exchange(folder: str) -> bool:
+    """Whether a commit in ``folder`` swaps by exchange (else by ``os.replace``)."""
+    if not USE_EXCHANGE or not _renameat2():
+        return False
+    try:
+        return os.stat(folder).st_dev not in _no_exchange
+    except OSError:
+        return False
+
+
+def _swap(tmp: str, target: str) -> bool:
+    """Put ``tmp`` at ``target``. True: exchanged (the old file is now at ``tmp``)."""
+    dev = os.stat(tmp).st_dev
+    if USE_EXCHANGE and _renameat2() and dev not in _no_exchange:
+        try:
+            exchange(tmp, target)
+            return True
+        except OSError as exc:
+            if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            _no_exchange.add(dev)
+    os.replace(tmp, target)
+    return False
+
+
+def _check_displaced(
+    tmp: str,
+    target: str,
+    path: str,
+    fmt: str,
+    stamp: Stamp,
+    new: tuple[os.stat_result, bytes],
+    j: Journal | None,
+) -> None:
+    """After an exchange, the file that came out must be the version planned from.
+
+    If a writer that does not take the lock got in between, its version is swapped back
+    (following it if it writes again meanwhile), journaled, and the commit is a Conflict.
+    """
+    got = _now(tmp, path)
+    if got is not None and stamp.matches(got.stamp):
+        return
+    # Each exchange puts the file we hold at the pad and brings out what is there. When what
+    # comes out is what we last put there, unchanged (same inode, same bytes), the pad holds
+    # the newest version someone else wrote; what we hold is ours, or a version its writer
+    # has since written over. Anything else that comes out is newer: it goes back in.
+    mine: tuple[int, str | None] = (new[0].st_ino, hashlib.sha256(new[1]).hexdigest())
+    placed = mine
+    held = _identity(tmp, path)
+    for _ in range(MAX_UNDO):
+        exchange(tmp, target)
+        out = _identity(tmp, path)
+        if out == placed:
+            break
+        placed, held = held, out
+    else:
+        rescued = f"{target}.padtui-rescued-{time.time_ns()}"
+        os.rename(tmp, rescued)
+        fsync_dir(os.path.dirname(target))
+        raise Conflict(
+            path,
+            "another writer kept replacing the pad during the commit; nothing of ours "
+            f"written, a displaced version was kept as {rescued}",
+        )
+    fsync_dir(os.path.dirname(target))
+    if j is not None:
+        if got is not None:
+            _journal_seen(j, got.data, path, fmt)
+        if placed != mine:  # a version its own writer wrote over, about to be removed
+            leftover = _now(tmp, path)
+            if leftover is not None:
+                j.append(leftover.data, fmt, "seen")
+    raise Conflict(
+        path,
+        "changed during the commit (a writer that does not take the lock); its version was "
+        "put back and nothing of ours written: trial again",
+    )
+
+
+def _identity(name: str, path: str) -> tuple[int, str | None]:
+    """A file's inode and the SHA-256 of its bytes (None while it is being written)."""
+    now = _now(name, path)
+    if now is None:
+        return os.stat(name).st_ino, None
+    return now.stamp.ino, now.stamp.sha256
