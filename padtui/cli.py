@@ -17,7 +17,17 @@ from padtui import __version__
 from padtui.core.errors import EncodingUnavailable, PadError
 
 OK, FOUND, BAD = 0, 1, 2
-COMMANDS = ("watch", "check", "compact", "externalize", "audit", "history")
+COMMANDS = (
+    "watch",
+    "check",
+    "compact",
+    "externalize",
+    "audit",
+    "history",
+    "replay",
+    "simulate",
+    "demo",
+)
 
 
 class UsageError(Exception):
@@ -85,6 +95,45 @@ def build_parser() -> argparse.ArgumentParser:
     _journal_options(p)
     p.set_defaults(run=cmd_watch)
 
+    p = sub.add_parser("simulate", help="a scripted agent rewriting a pad, for demos and tests")
+    p.add_argument("path", metavar="PATH", help="the pad the agent writes (.json)")
+    p.add_argument("--scenario", required=True, metavar="NAME", help="see padtui demo --list")
+    p.add_argument(
+        "--interval",
+        type=_seconds,
+        default=2.0,
+        metavar="S",
+        help="seconds between steps (default 2)",
+    )
+    p.add_argument(
+        "--writes",
+        choices=("atomic", "inplace"),
+        default="atomic",
+        help="save by renaming a temporary file over the pad (default), or in place",
+    )
+    p.add_argument(
+        "--reset",
+        action="store_true",
+        help="start the scenario over an existing file (it is replaced)",
+    )
+    p.set_defaults(run=cmd_simulate)
+
+    p = sub.add_parser("demo", help="the inspector on a temporary pad a scripted agent rewrites")
+    p.add_argument("--scenario", default="retry-5xx", metavar="NAME")
+    p.add_argument(
+        "--interval",
+        type=_seconds,
+        default=6.0,
+        metavar="S",
+        help="seconds between the agent's steps (default 6)",
+    )
+    p.add_argument("--list", action="store_true", help="list the scenarios and what each shows")
+    p.set_defaults(run=cmd_demo)
+
+    p = sub.add_parser("replay", help="time travel through a journal's versions in the inspector")
+    p.add_argument("journal", metavar="JOURNAL", help="a journal file (see padtui history)")
+    p.set_defaults(run=cmd_replay)
+
     p = sub.add_parser("check", help="trial compaction report")
     _plan_options(p)
     p.set_defaults(run=cmd_check)
@@ -133,6 +182,16 @@ def build_parser() -> argparse.ArgumentParser:
     _journal_options(p)
     p.set_defaults(run=cmd_history)
     return parser
+
+
+def _seconds(value: str) -> float:
+    try:
+        n = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {value!r}") from None
+    if not 0 <= n <= 3600:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 3600, got {n}")
+    return n
 
 
 def _version_number(value: str) -> int:
@@ -448,6 +507,74 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return app.return_code or OK
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Play a scenario against PATH, printing what the agent does at each step."""
+    import time
+
+    from padtui.core.scenarios import ScriptedAgent, load_scenario
+
+    scenario = load_scenario(args.scenario)
+    if os.path.exists(args.path) and not args.reset:
+        raise UsageError(
+            f"{args.path} exists; the scripted agent starts its own pad: pass "
+            "--reset to replace it, or name a new file"
+        )
+    if not args.path.endswith(".json"):
+        raise UsageError(f"{args.path}: the scripted agents write .json pads")
+    agent = ScriptedAgent(args.path, scenario, args.writes)
+    agent.start()
+    print(f"{scenario.title}\n{scenario.teaches}\nstarted {args.path}", flush=True)
+    while not agent.done:
+        time.sleep(args.interval)
+        result = agent.step()
+        if result is None:
+            break
+        print(f"step {result.number + 1}/{len(scenario.steps)}: {result.say}", flush=True)
+        if result.refusal is not None:
+            print(f"halt and surface: {result.refusal.code}: {result.refusal.message}", flush=True)
+            return FOUND
+    return OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """The inspector on a temporary copy of a sample pad, with the scripted agent on it."""
+    import tempfile
+
+    from padtui.core.scenarios import load_scenario, names
+
+    if args.list:
+        for name in names():
+            s = load_scenario(name)
+            print(f"{name:<22} {s.title}")
+        return OK
+    scenario = load_scenario(args.scenario)
+    from padtui.tui.demo import DemoApp
+
+    with tempfile.TemporaryDirectory(prefix="padtui-demo-") as folder:
+        path = os.path.join(folder, "pad.json")
+        app = DemoApp(path, scenario, args.interval, journal=os.path.join(folder, "journal.jsonl"))
+        app.agent.start()
+        app.run()
+        return app.return_code or OK
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Open the inspector on the versions a journal recorded."""
+    from padtui.core.journal import Journal
+
+    if not os.path.isfile(args.journal):
+        raise PadError(args.journal, "no such journal file")
+    journal = Journal(args.journal)
+    versions = journal.versions()
+    if not versions:
+        raise PadError(args.journal, "the journal holds no version")
+    from padtui.tui.replay import ReplayApp
+
+    app = ReplayApp(journal)
+    app.run()
+    return app.return_code or OK
+
+
 def cmd_default(args: argparse.Namespace) -> int:
     """``padtui`` alone: a trial compaction of the embedded sample pad."""
     from padtui.samples import default_pad
@@ -486,7 +613,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         if not argv:
-            return cmd_default(argparse.Namespace())
+            if sys.stdin.isatty() and sys.stdout.isatty():
+                argv = ["demo"]
+            else:
+                return cmd_default(argparse.Namespace())
         if not argv[0].startswith("-") and argv[0] not in COMMANDS:
             argv = ["watch", *argv]
         try:

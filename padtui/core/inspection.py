@@ -107,8 +107,13 @@ class Inspection:
 
     # --- readings ------------------------------------------------------------------------
 
-    def observe(self, snapshot: Snapshot, now: datetime | None = None) -> Observed | None:
-        """Take in a reading of the file; None if it is the version already on screen."""
+    def observe(
+        self, snapshot: Snapshot, now: datetime | None = None, origin: str | None = None
+    ) -> Observed | None:
+        """Take in a reading of the file; None if it is the version already on screen.
+
+        ``origin`` overrides who made the version (a replayed journal knows).
+        """
         self.status, self.status_detail = "live", ""
         pad_file = snapshot.file
         key = digest(pad_file.data)
@@ -123,7 +128,9 @@ class Inspection:
         )
         sealed = sum(c for e, c in zip(pad_file.pad.entries, costs, strict=True) if e.sealed)
         result = audit(previous.pad_file.pad, pad_file.pad, counter) if previous else None
-        if previous is None:
+        if origin is not None:
+            pass
+        elif previous is None:
             origin = "initial"
         elif key in self.own_writes:
             origin = "padtui"

@@ -59,21 +59,40 @@ async def watch_pad(
     step_ms: int = 5,
     debounce_ms: int = 50,
 ) -> AsyncIterator[Reading]:
-    """Yield the current reading, then a new one after every change to the pad's path."""
+    """Yield the current reading, then a new one after every change to the pad's path.
+
+    The folder watch is armed before the first reading is taken, so a write that lands
+    between the two is not missed: once the first reading is out, every later write is seen.
+    """
     from watchfiles import awatch
 
-    yield await read_settled(path)
     folders, names = watched_places(path)
 
     def concerns_pad(_change: object, changed: str) -> bool:
         return os.path.basename(changed) in names
 
-    async for _changes in awatch(
+    changes = awatch(
         *sorted(folders),
         watch_filter=concerns_pad,
         recursive=False,
         step=step_ms,
         debounce=debounce_ms,
         stop_event=stop,
-    ):
+    )
+    # awatch sets up its watch in the first step of its first iteration, before it waits for
+    # anything: start that iteration and let it take that step, then read.
+    pending: asyncio.Future[object] = asyncio.ensure_future(anext(changes))
+    try:
+        await asyncio.sleep(0)
         yield await read_settled(path)
+        while True:
+            try:
+                await pending
+            except StopAsyncIteration:
+                return
+            yield await read_settled(path)
+            pending = asyncio.ensure_future(anext(changes))
+    finally:
+        pending.cancel()
+        await asyncio.gather(pending, return_exceptions=True)
+        await changes.aclose()

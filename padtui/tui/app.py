@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
+from datetime import datetime
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -21,6 +23,7 @@ from padtui.core.inspection import Inspection, Observed
 from padtui.core.store import Snapshot
 from padtui.core.text import clean
 from padtui.core.watcher import Reading, read_settled, watch_pad
+from padtui.tui.concept import ConceptScreen
 from padtui.tui.screens import (
     AlarmsScreen,
     BudgetScreen,
@@ -116,6 +119,13 @@ class PadApp(App[int]):
             key_display="?",
             tooltip="Keys and what the panes mean",
         ),
+        Binding(
+            "i",
+            "concept",
+            "Why?",
+            id="concept",
+            tooltip="Compaction or corruption: the concept, with this pad as the example",
+        ),
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit padtui"),
     ]
 
@@ -129,13 +139,17 @@ class PadApp(App[int]):
         journal: str | None = None,
         use_journal: bool = True,
         watch: bool = True,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         super().__init__()
         self.inspection = Inspection(path, policy=policy, budget_override=budget, encoding=encoding)
+        if clock is not None:  # a fixed clock makes the screen reproducible (snapshot tests)
+            self.inspection.clock = clock
         self.journal_path = journal
         self.use_journal = use_journal
         self.watching = watch
-        self.ready = asyncio.Event()
+        self.ready = asyncio.Event()  # the first reading is on screen
+        self.watch_armed = asyncio.Event()  # from now on, every write to the pad is seen
 
     # --- layout --------------------------------------------------------------------------
 
@@ -164,6 +178,7 @@ class PadApp(App[int]):
                 first = False
                 if reading.state == "version" and reading.pad_file is not None:
                     self.take(reading)
+                self.watch_armed.set()
                 continue
             self.take(reading)
 
@@ -384,20 +399,33 @@ class PadApp(App[int]):
         trial = insp.trial or insp.start_trial()
         self.refresh_view()
         if trial.refused:
-            self.push_screen(RefusalScreen(trial), self._after_refusal)
+            self.push_screen(RefusalScreen(trial), partial(self._after_refusal, trial))
         elif not trial.dropped:
             self.notify("The pad fits its budget: nothing to commit.")
         else:
-            self.push_screen(CommitScreen(trial, insp.path), self._after_confirm)
+            self.push_screen(CommitScreen(trial, insp.path), partial(self._after_confirm, trial))
 
-    def _after_confirm(self, confirmed: bool | None) -> None:
-        trial = self.inspection.trial
-        if confirmed and trial is not None:
-            self.write_commit(trial)
+    def _still_open(self, trial: Plan) -> bool:
+        """Is ``trial`` still the open trial (no new version came while a dialog was up)?"""
+        if self.inspection.trial is trial:
+            return True
+        self.notify(
+            "The pad changed while the dialog was open. Press t to trial again.",
+            title="nothing written",
+            severity="warning",
+        )
+        return False
 
-    def _after_refusal(self, labels: str | None) -> None:
-        if labels:
-            self.write_externalize(labels.split())
+    def _after_confirm(self, trial: Plan, confirmed: bool | None) -> None:
+        if confirmed and self._still_open(trial):
+            snapshot = self.inspection.current.snapshot  # the version the trial was made from
+            self.inspection.end_trial()  # reading our own write back must not "close" it
+            self.refresh_view()
+            self.write_commit(snapshot, trial)
+
+    def _after_refusal(self, trial: Plan, labels: str | None) -> None:
+        if labels and self._still_open(trial):
+            self.write_externalize(self.inspection.current.snapshot, labels.split())
 
     def action_externalize(self) -> None:
         if not self._need_version():
@@ -417,11 +445,10 @@ class PadApp(App[int]):
                 severity="warning",
             )
         else:
-            self.write_externalize([e.label])
+            self.write_externalize(self.inspection.current.snapshot, [e.label])
 
     @work(exclusive=True, group="write", thread=True)
-    def write_commit(self, trial: Plan) -> None:
-        snapshot = self.inspection.current.snapshot
+    def write_commit(self, snapshot: Snapshot, trial: Plan) -> None:
         self._write(
             lambda: store.commit(snapshot, trial, journal=self._journal_arg()),
             f"committed: dropped {len(trial.dropped)}, "
@@ -429,8 +456,7 @@ class PadApp(App[int]):
         )
 
     @work(exclusive=True, group="write", thread=True)
-    def write_externalize(self, labels: list[str]) -> None:
-        snapshot = self.inspection.current.snapshot
+    def write_externalize(self, snapshot: Snapshot, labels: list[str]) -> None:
         self._write(
             lambda: store.externalize(snapshot, labels, journal=self._journal_arg()),
             "externalized " + ", ".join(labels),
@@ -445,6 +471,15 @@ class PadApp(App[int]):
                 self.notify,
                 clean(exc.line()),
                 title="nothing written",
+                severity="error",
+                timeout=10,
+            )
+            return
+        except OSError as exc:  # a full disk, a folder gone read-only: not a crash
+            self.call_from_thread(
+                self.notify,
+                clean(f"{self.inspection.path}: {exc.strerror or exc}"),
+                title="write failed",
                 severity="error",
                 timeout=10,
             )
@@ -493,6 +528,9 @@ class PadApp(App[int]):
 
     def action_alarms(self) -> None:
         self.push_screen(AlarmsScreen(self.inspection.alarms))
+
+    def action_concept(self) -> None:
+        self.push_screen(ConceptScreen(self.inspection))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -116,6 +116,7 @@ class RefusalScreen(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="refusal.close", tooltip="Back to the pad"),
+        Binding("w", "why", "Why?", id="refusal.why", tooltip="What this refusal means"),
         Binding(
             "x",
             "externalize",
@@ -156,6 +157,13 @@ class RefusalScreen(ModalScreen[str | None]):
                         id="externalize",
                     )
                 yield Button("Close (esc)", id="close")
+
+    def action_why(self) -> None:
+        from padtui.tui.concept import ConceptScreen, section_for
+
+        inspection = getattr(self.app, "inspection", None)
+        if inspection is not None:
+            self.app.push_screen(ConceptScreen(inspection, section_for(self.plan.code)))
 
     @on(Button.Pressed, "#externalize")
     def action_externalize(self) -> None:
@@ -203,8 +211,19 @@ class AlarmsScreen(ModalScreen[None]):
     """Every corruption and undeclared loss seen, with findings and before/after text."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,a", "close", "Close", id="alarms.close", tooltip="Back to the pad")
+        Binding("escape,a", "close", "Close", id="alarms.close", tooltip="Back to the pad"),
+        Binding("w", "why", "Why?", id="alarms.why", tooltip="What the latest alarm means"),
     ]
+
+    def action_why(self) -> None:
+        from padtui.tui.concept import ConceptScreen, section_for
+
+        inspection = getattr(self.app, "inspection", None)
+        if inspection is None:
+            return
+        latest = self.alarms[-1].audit.findings if self.alarms else ()
+        code = next((f.code for f in latest if f.severity == "critical"), None)
+        self.app.push_screen(ConceptScreen(inspection, section_for(code)))
 
     def __init__(self, alarms: Sequence[Alarm]) -> None:
         super().__init__()
@@ -225,7 +244,9 @@ class AlarmsScreen(ModalScreen[None]):
                 body.append("\n")
             body.append("\n")
         with Vertical(id="dialog", classes="wide"):
-            yield Static(Text(f"Alarms ({len(self.alarms)})", style="bold"))
+            yield Static(
+                Text(f"Alarms ({len(self.alarms)}) · w: why this matters · esc: back", style="bold")
+            )
             with VerticalScroll():
                 yield Static(body)
 
@@ -355,7 +376,13 @@ Keys
   h        history of versions, verdicts and diffs
   a        alarms
   tab      switch pane              ctrl+p  command palette
+  i        why: the concept, with this pad as the example (w in a refusal or alarms)
   ?        this help                q       quit
+
+In the demo (padtui, or padtui demo) a scripted agent rewrites the pad:
+  space    pause / resume the agent
+  .        the agent's next step now
+  r        restart the scenario
 """
 
 

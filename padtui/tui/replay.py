@@ -1,0 +1,94 @@
+"""Replay: time travel through the versions a journal recorded, in the inspector."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Static
+
+from padtui.core import store
+from padtui.core.errors import PadError
+from padtui.core.inspection import Version
+from padtui.core.journal import Journal
+from padtui.core.text import clean
+from padtui.tui.app import PadApp
+
+
+class ReplayApp(PadApp):
+    """PadApp over a journal: no watching, no writing; step through the versions."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *PadApp.BINDINGS,
+        Binding(
+            "comma",
+            "older",
+            "Older",
+            id="replay.older",
+            key_display=",",
+            tooltip="Show the version before",
+        ),
+        Binding(
+            "full_stop",
+            "newer",
+            "Newer",
+            id="replay.newer",
+            key_display=".",
+            tooltip="Show the version after",
+        ),
+    ]
+
+    def __init__(self, journal: Journal) -> None:
+        super().__init__(journal.pad or journal.path, watch=False, use_journal=False)
+        self.journal = journal
+        self.recorded: list[Version] = []
+        self.cursor = 0
+        self.skipped = 0  # versions kept whole because they did not parse
+
+    async def on_mount(self) -> None:
+        await self.mount(Static(id="narration"), before="#panes")
+        for v in self.journal.versions():
+            try:
+                pad_file = self.journal.pad_file(v.n)
+            except PadError:
+                self.skipped += 1
+                continue
+            seen = datetime.fromisoformat(v.at.replace("Z", "+00:00"))
+            self.inspection.observe(store.snapshot_of(pad_file), now=seen, origin=v.origin)
+        self.recorded = list(self.inspection.versions)
+        self.cursor = len(self.recorded) - 1
+        self.inspection.status = "replay"
+        self.show()
+        self.ready.set()
+
+    def show(self) -> None:
+        self.inspection.versions = self.recorded[: self.cursor + 1]
+        self.inspection.end_trial()
+        self.refresh_view()
+        v = self.recorded[self.cursor]
+        line = Text(f" replay {self.cursor + 1}/{len(self.recorded)} ", style="bold black on cyan")
+        line.append(
+            f"  {v.seen_at:%Y-%m-%d %H:%M:%S} · {clean(v.origin)} · {v.verdict}"
+            "  · , older · . newer · t trial · h history (read-only: nothing is written)"
+        )
+        if self.skipped:
+            line.append(f"  ({self.skipped} unreadable versions not shown)", style="dim")
+        self.query_one("#narration", Static).update(line)
+
+    def action_older(self) -> None:
+        if self.cursor > 0:
+            self.cursor -= 1
+            self.show()
+
+    def action_newer(self) -> None:
+        if self.cursor < len(self.recorded) - 1:
+            self.cursor += 1
+            self.show()
+
+    def action_commit(self) -> None:
+        self.notify("Replay is read-only: open the pad itself to commit.", severity="warning")
+
+    def action_externalize(self) -> None:
+        self.action_commit()
