@@ -123,9 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--interval",
         type=_seconds,
-        default=6.0,
         metavar="S",
-        help="seconds between the agent's steps (default 6)",
+        default=_env_seconds("PADTUI_DEMO_INTERVAL", 6.0),
+        help="seconds between the agent's steps (default 6, or $PADTUI_DEMO_INTERVAL)",
     )
     p.add_argument("--list", action="store_true", help="list the scenarios and what each shows")
     p.set_defaults(run=cmd_demo)
@@ -179,6 +179,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--encoding", metavar="E", help="tiktoken encoding for token counts")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    p.add_argument(
+        "--open",
+        action="store_true",
+        help="time travel through the versions in the inspector (read-only)",
+    )
     _journal_options(p)
     p.set_defaults(run=cmd_history)
     return parser
@@ -192,6 +197,13 @@ def _seconds(value: str) -> float:
     if not 0 <= n <= 3600:
         raise argparse.ArgumentTypeError(f"must be between 0 and 3600, got {n}")
     return n
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        return _seconds(os.environ.get(name, str(default)))
+    except argparse.ArgumentTypeError:
+        return default
 
 
 def _version_number(value: str) -> int:
@@ -380,6 +392,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         if not journal.versions():
             raise
         current, on_disk = exc.problem, None
+    if args.open:
+        return _replay(journal)
     rows = history(journal, args.encoding)
     corrupt = any(r.verdict == "corruption" for r in rows)
     if args.json:
@@ -564,10 +578,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     if not os.path.isfile(args.journal):
         raise PadError(args.journal, "no such journal file")
-    journal = Journal(args.journal)
-    versions = journal.versions()
-    if not versions:
-        raise PadError(args.journal, "the journal holds no version")
+    return _replay(Journal(args.journal))
+
+
+def _replay(journal: Any) -> int:
+    if not journal.versions():
+        raise PadError(journal.path, "the journal holds no version")
     from padtui.tui.replay import ReplayApp
 
     app = ReplayApp(journal)

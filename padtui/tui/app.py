@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -265,17 +266,19 @@ class PadApp(App[int]):
         label, style = state.get(insp.status, (insp.status, ""))
         if not self.watching:
             label, style = "■ not watching", "dim"
-        bar = Text("padtui ", style="bold")
-        bar.append(clean(insp.path), style="bold cyan")
-        if insp.versions:
-            bar.append(
-                f"  · {insp.counter.encoding} · policy {insp.policy} · "
-                f"budget {insp.budget} · v{insp.current.number}  "
-            )
+        bar = Text("padtui ", style="bold", no_wrap=True, overflow="ellipsis")
         bar.append(label, style=style)
         alarms = len(insp.alarms)
         if alarms:
             bar.append(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", style="bold red")
+        if insp.versions:
+            bar.append(
+                f"  · v{insp.current.number} · budget {insp.budget} · policy {insp.policy} · "
+                f"{insp.counter.encoding}  "
+            )
+        folder, name = os.path.split(clean(insp.path))
+        bar.append(name, style="bold cyan")
+        bar.append(f"  {folder}", style="dim")
         self.query_one("#topbar", Static).update(bar)
 
     def _draw_panes(self) -> None:
@@ -284,6 +287,7 @@ class PadApp(App[int]):
         costs = insp.counter.count_many(e.text for e in pad.entries)
         dropped = {e.index for e in insp.previewed_drops}
         focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
+        flagged = self._flagged()
         sealed_rows: list[Row] = []
         rewritable_rows: list[Row] = []
         for e, cost in zip(pad.entries, costs, strict=True):
@@ -293,6 +297,7 @@ class PadApp(App[int]):
                 hazard=e.protected and not e.sealed,
                 dropped=e.index in dropped,
                 focus=e.index == focus,
+                finding=flagged.get(e.id) if e.id is not None else None,
             )
             (sealed_rows if e.sealed else rewritable_rows).append(row)
         trial = insp.trial
@@ -305,6 +310,16 @@ class PadApp(App[int]):
         self.query_one("#rewritable", EntryPane).show(
             rewritable_rows, f"{len(rewritable_rows)} entries · {rewritable_tokens} tok"
         )
+
+    def _flagged(self) -> dict[str, str]:
+        """Ids named by a critical finding of the last rewrite, with the finding's code."""
+        result = self.inspection.current.audit
+        flagged: dict[str, str] = {}
+        for f in result.findings if result is not None else ():
+            if f.severity == "critical":
+                for label in f.entries:
+                    flagged.setdefault(label, f.code)
+        return flagged
 
     def _draw_gauge(self) -> None:
         insp = self.inspection
@@ -331,6 +346,14 @@ class PadApp(App[int]):
         else:
             v = insp.current
             line.append(f" {v.verdict} ", style=VERDICT_STYLES.get(v.verdict, ""))
+            critical = sorted(
+                {f.code for f in v.audit.findings if f.severity == "critical"}
+                if v.audit is not None
+                else set()
+            )
+            if critical:
+                line.append("  " + ", ".join(critical), style="bold red")
+                line.append(" · a: findings · i: why", style="dim")
             line.append(
                 f"  last rewrite (v{v.number}, {v.origin}) · {v.tokens} tok · "
                 f"{v.claims} claims · press t to trial a compaction"

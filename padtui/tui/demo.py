@@ -31,7 +31,7 @@ class DemoApp(PadApp):
             tooltip="Pause or resume the scripted agent",
         ),
         Binding(
-            "period",
+            "full_stop",
             "agent_step",
             "Agent step",
             id="agent.step",
@@ -80,7 +80,8 @@ class DemoApp(PadApp):
 
     def narrate(self) -> None:
         s = self.scenario
-        line = Text(f" demo: {s.title} ", style="bold black on #87afff")
+        line = Text()
+        line.append(f" demo: {clean(s.title)} ", style="bold black on #87afff")
         total = len(s.steps)
         step = self.last_step
         if step is None:

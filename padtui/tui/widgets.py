@@ -38,6 +38,7 @@ class Row:
     dropped: bool = False  # the trial preview drops it
     pending: bool = False  # the trial would append it (the loss record)
     focus: bool = False  # the drop the stepper is on
+    finding: str | None = None  # a critical finding of the last rewrite that names it
 
 
 def row_text(row: Row) -> Text:
@@ -50,6 +51,8 @@ def row_text(row: Row) -> Text:
     head.append("  ")
     head.append(clean(e.label), style="bold")
     head.append(f"  {row.tokens} tok", style="dim")
+    if row.finding:
+        head.append(f"  ✖ {row.finding}", style="bold white on red")
     if row.hazard:
         head.append("  unsealed: compaction may drop it", style="red")
     if row.pending:

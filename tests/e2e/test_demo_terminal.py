@@ -1,0 +1,78 @@
+"""`padtui` with no arguments, in a real terminal: the demo plays and the alarm shows."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+DEADLINE = 60.0
+
+
+class Terminal:
+    """A tmux session on a private socket, read with capture-pane."""
+
+    def __init__(self, command: str, width: int = 160, height: int = 45) -> None:
+        self.socket = f"padtui-test-{uuid.uuid4().hex[:8]}"
+        self.tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), command)
+
+    def tmux(self, *args: str) -> str:
+        res = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True,
+                             text=True, check=False)
+        return res.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-t", "t", "-p")
+
+    def wait_for(self, text: str) -> str:
+        end = time.monotonic() + DEADLINE
+        while True:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            assert time.monotonic() < end, f"{text!r} never appeared; the screen:\n{screen}"
+            time.sleep(0.1)
+
+    def wait_gone(self, text: str) -> None:
+        end = time.monotonic() + DEADLINE
+        while text in self.screen():
+            assert time.monotonic() < end, f"{text!r} stayed on screen"
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        self.tmux("kill-server")
+
+
+def test_padtui_alone_plays_the_demo_and_shows_the_corruption_alarm(tmp_path):
+    padtui = Path(sys.executable).parent / "padtui"
+    command = (f"env PADTUI_DEMO_INTERVAL=0.4 XDG_STATE_HOME={shlex.quote(str(tmp_path))} "
+               f"TMPDIR={shlex.quote(str(tmp_path))} {shlex.quote(str(padtui))}")
+    term = Terminal(command)
+    try:
+        term.wait_for("demo: Retry after a 5xx")
+        screen = term.wait_for("CORRUPTION")
+        assert "CONSTRAINT_WEAKENED" in screen
+        assert "alarm" in screen.splitlines()[0]
+        term.tmux("send-keys", "-t", "t", "a")
+        screen = term.wait_for("Alarms (1)")
+        assert "c-retry" in screen
+        term.tmux("send-keys", "-t", "t", "Escape")
+        term.wait_gone("Alarms (1)")  # a key sent right after Escape would read as alt+key
+        term.tmux("send-keys", "-t", "t", "q")
+        end = time.monotonic() + DEADLINE
+        while list(tmp_path.glob("padtui-demo-*")):  # the temporary folder is cleaned up
+            assert time.monotonic() < end, "the demo's temporary folder was left behind"
+            time.sleep(0.1)
+    finally:
+        term.close()
