@@ -24,14 +24,13 @@ from padtui.core.audit import (
     Audit,
     Finding,
     audit,
-    match,
-    named_by,
-    weakening,
 )
 from padtui.core.compaction import plan
 from padtui.core.formats import load
+from padtui.core.matching import match
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.tokens import counter_for
+from padtui.core.wording import named_by, weakening
 
 COUNTER = counter_for("cl100k_base")
 RETRY = "Do not retry writes after a 5xx; the write may have landed."

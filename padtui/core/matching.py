@@ -1,0 +1,130 @@
+"""Matching the entries of two versions of a pad: by id, exact text, then close text."""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import re
+from collections import defaultdict, deque
+from difflib import SequenceMatcher
+
+from padtui.core.model import Entry, Pad
+
+CLOSE_ENOUGH = 0.6  # SequenceMatcher ratio of a small edit
+CLOSE_COVERED = 0.85  # ...or this much of the old text kept, in a text at least
+CLOSE_FLOOR = 0.4  # this close overall (an entry extended in place)
+_CROSS_REGION = 0.1  # penalty on a close pair of a sealed and an unsealed entry
+# close matching is not quadratic: an entry's rarest words pick its candidates, looking at
+# most at the entries nearest in position for a common word; the candidates sharing most
+# words are ranked by word overlap, and only the best few are compared character-wise
+_RARE_WORDS = 6
+_POSTING_CAP = 400
+_CANDIDATES = 24
+_TRIES = 4
+_TRY_FLOOR = 0.75  # (those with at least this share of the best one's word overlap)
+
+# --- matching ------------------------------------------------------------------------------
+
+_WORD = re.compile(r"\w{3,}")
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def match(old: Pad, new: Pad) -> dict[int, tuple[int, str]]:
+    """Pair old entries with new ones: by id, then exact kind+text, then close text.
+
+    Close text pairs entries of the same kind only, never two entries that carry different
+    ids (an id is the entry's identity), and never unsealed loss records: records of two
+    different losses read alike, and a new one must not pass for an old one edited (a sealed
+    record edited is reported as such, so sealed ones may pair).
+    """
+    found: dict[int, tuple[int, str]] = {}
+    taken: set[int] = set()
+    by_id: dict[str, int] = {}
+    for n in new.entries:
+        if n.id is not None:
+            by_id.setdefault(n.id, n.index)
+    for o in old.entries:
+        hit = by_id.get(o.id) if o.id is not None else None
+        if hit is not None and hit not in taken:
+            found[o.index] = (hit, "id")
+            taken.add(hit)
+    # exact text: first within the same region (a sealed copy is not the unsealed one it
+    # duplicates), then across it (an entry sealed or unsealed as it is)
+    for region in (True, False):
+        exact: dict[tuple[str, str, bool], deque[int]] = defaultdict(deque)
+        for n in new.entries:
+            if n.index not in taken:
+                exact[(n.kind, n.text, n.sealed and region)].append(n.index)
+        for o in old.entries:
+            if o.index in found:
+                continue
+            bucket = exact.get((o.kind, o.text, o.sealed and region))
+            if bucket:
+                hit = bucket.popleft()
+                found[o.index] = (hit, "exact")
+                taken.add(hit)
+    _match_close(old, new, found, taken)
+    return found
+
+
+def _closeness(sm: SequenceMatcher[str], a: str, b: str) -> float:
+    """How close ``b`` is to ``a`` as an edit of it (0 when not close enough).
+
+    ``sm`` already has ``a`` as its second sequence (its index is built once per entry).
+    """
+    sm.set_seq1(b)
+    if sm.real_quick_ratio() < CLOSE_FLOOR or sm.quick_ratio() < CLOSE_FLOOR:
+        return 0.0
+    ratio = sm.ratio()
+    if ratio >= CLOSE_ENOUGH:
+        return ratio
+    kept = sum(block.size for block in sm.get_matching_blocks())
+    return ratio if a and ratio >= CLOSE_FLOOR and kept / len(a) >= CLOSE_COVERED else 0.0
+
+
+def _may_pair(e: Entry) -> bool:
+    return e.kind != "loss_record" or e.sealed
+
+
+def _match_close(old: Pad, new: Pad, found: dict[int, tuple[int, str]], taken: set[int]) -> None:
+    index: dict[tuple[str, str], list[int]] = defaultdict(list)
+    words: dict[int, set[str]] = {}
+    for n in new.entries:
+        if n.index not in taken and _may_pair(n):
+            words[n.index] = _words(n.text)
+            for w in words[n.index]:
+                index[(n.kind, w)].append(n.index)
+    pairs: list[tuple[float, int, int]] = []
+    for o in old.entries:
+        if o.index in found or not _may_pair(o):
+            continue
+        mine = _words(o.text)
+        postings = [p for w in mine if (p := index.get((o.kind, w)))]
+        shared: dict[int, int] = defaultdict(int)
+        for posting in heapq.nsmallest(_RARE_WORDS, postings, key=len):
+            if len(posting) > _POSTING_CAP:  # a common word: look near the entry's place
+                at = bisect.bisect_left(posting, o.index) - _POSTING_CAP // 2
+                posting = posting[max(at, 0) : max(at, 0) + _POSTING_CAP]
+            for i in posting:
+                shared[i] += 1
+        best = heapq.nsmallest(_CANDIDATES, shared, key=lambda i: (-shared[i], i))
+        # the few with the most words in common (relative to their size) get a close look
+        overlap = {i: len(mine & words[i]) / len(mine | words[i]) for i in best}
+        sm: SequenceMatcher[str] = SequenceMatcher(None, autojunk=False)
+        sm.set_seq2(o.text)
+        tries = heapq.nsmallest(_TRIES, best, key=lambda i: (-overlap[i], i))
+        floor = overlap[tries[0]] * _TRY_FLOOR if tries else 0.0
+        for i in (i for i in tries if overlap[i] >= floor):
+            n = new.entries[i]
+            if o.id is not None and n.id is not None and o.id != n.id:
+                continue
+            score = _closeness(sm, o.text, n.text)
+            if score:  # a pair in the same region is likelier the same entry
+                pairs.append((score - _CROSS_REGION * (o.sealed != n.sealed), o.index, i))
+    for _score, oi, ni in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
+        if oi not in found and ni not in taken:
+            found[oi] = (ni, "close")
+            taken.add(ni)
