@@ -45,7 +45,7 @@ def _budget(value: str) -> int:
 
 
 def _plan_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl)")
+    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl, .md; .af read-only)")
     p.add_argument(
         "--budget",
         type=_budget,
@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("watch", help="the live inspector on a pad file (also: padtui PATH)")
-    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl)")
+    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl, .md; .af read-only)")
     p.add_argument("--budget", type=_budget, metavar="N", help="token budget")
     p.add_argument("--encoding", metavar="E", help="tiktoken encoding")
     p.add_argument("--policy", choices=("strict", "seed"), default="strict")
@@ -152,7 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         "externalize",
         help="seal unsealed constraints / negative facts / loss records, by a safe commit",
     )
-    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl)")
+    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl, .md; .af read-only)")
     p.add_argument("ids", metavar="ID", nargs="+", help="entry ids (or #N positions)")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     _journal_options(p)
@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="journaled versions of a pad with the audit verdict of each transition "
         "(exit 1 if one is corruption); --restore N writes one back",
     )
-    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl)")
+    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl, .md; .af read-only)")
     p.add_argument(
         "--restore",
         type=_version_number,
@@ -241,8 +241,13 @@ def _counter(args: argparse.Namespace, pad_file: Any) -> Any:
 
 
 def _plan_json(path: str, plan: Any) -> dict[str, Any]:
+    from padtui.core import letta
+
     out: dict[str, Any] = {"path": path, **plan.as_json()}
     out["way_out"] = plan.way_out_for(path)
+    if letta.is_agent_file(path):  # Letta budgets blocks in characters: show both
+        out["limits"] = [b.as_json() for b in letta.limits(plan.source, plan.costs)]
+        out["way_out"] = letta.way_out(plan, path)
     return out
 
 
@@ -291,9 +296,11 @@ def _compact_write(args: argparse.Namespace) -> int:
     """``compact --write``: plan from a stamped read, commit by compare-and-swap."""
     from padtui.core import store
     from padtui.core.compaction import plan as make_plan
+    from padtui.core.formats import check_writable
     from padtui.core.tokens import counter_for
     from padtui.report import plan_report
 
+    check_writable(args.path)  # a Letta .af file: exit 2, nothing read or written
     snap = store.read(args.path)
     counter = counter_for(args.encoding or snap.pad.encoding)
     plan = make_plan(snap.pad, args.budget, args.policy, counter)
@@ -340,7 +347,9 @@ def _missed(message: str, args: argparse.Namespace, report: dict[str, Any]) -> i
 
 def cmd_externalize(args: argparse.Namespace) -> int:
     from padtui.core import store
+    from padtui.core.formats import check_writable
 
+    check_writable(args.path)  # a Letta .af file: exit 2
     snap = store.read(args.path)
     entries, sealed, already = store.externalized(snap.pad, args.ids, args.path)
     report: dict[str, Any] = {
@@ -448,6 +457,9 @@ def _history_text(
 
 def _restore(args: argparse.Namespace, journal: Any) -> int:
     from padtui.core import store
+    from padtui.core.formats import check_writable
+
+    check_writable(args.path)  # a Letta .af file: exit 2
 
     wanted = journal.data(args.restore)  # PadError for a version that is not there
     try:

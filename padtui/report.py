@@ -5,6 +5,7 @@ Every piece of pad text goes through ``one_line`` (controls stripped) before it 
 
 from __future__ import annotations
 
+from padtui.core import letta
 from padtui.core.audit import Audit
 from padtui.core.compaction import Plan
 from padtui.core.text import one_line
@@ -49,6 +50,9 @@ def plan_report(path: str, plan: Plan) -> str:
         f"{path} · {plan.encoding} · policy {plan.policy} · budget {plan.budget}",
         gauge_line(plan),
     ]
+    agent_file = letta.is_agent_file(path)
+    if agent_file:
+        lines += limits_lines(letta.limits(plan.source, plan.costs))
     if plan.dropped:
         head = "would drop" if not plan.refused else "the pass would drop"
         lines.append(
@@ -75,11 +79,32 @@ def plan_report(path: str, plan: Plan) -> str:
     lines.append(_claims_line(plan))
     if plan.refused:
         lines.append(f"refused: {plan.code} — {one_line(plan.message)}")
-        if plan.way_out:
-            lines.append(f"way out: {plan.way_out_for(path)}")
+        way_out = letta.way_out(plan, path) if agent_file else plan.way_out_for(path)
+        if way_out:
+            lines.append(f"way out: {way_out}")
     else:
         lines.append(f"{plan.verdict}: {one_line(plan.message)}")
     return "\n".join(lines)
+
+
+def limits_lines(blocks: list[letta.BlockLimit]) -> list[str]:
+    """A Letta agent file's blocks: characters against each block's limit (Letta's unit)
+    beside tokens (padtui's)."""
+    lines = ["Letta memory blocks (read-only: padtui does not write .af files):"]
+    if not blocks:
+        return [*lines, "  (none)"]
+    shown = blocks[:MAX_LISTED]
+    width = max(len(one_line(b.id, 24)) for b in shown)
+    for b in shown:
+        limit = f"{b.chars:>6} / {b.limit if b.limit is not None else '-':>6} chars"
+        over = "  ⚠ over its limit" if b.over else ""
+        lines.append(
+            f"  - {one_line(b.id, 24):<{width}}  {one_line(b.kind, 16):<13} "
+            f"{'sealed' if b.sealed else '':<6} {limit} {b.tokens:>6} tok{over}"
+        )
+    if len(blocks) > MAX_LISTED:
+        lines.append(f"  … and {len(blocks) - MAX_LISTED} more (--json lists them all)")
+    return lines
 
 
 def _claims_line(plan: Plan) -> str:

@@ -9,6 +9,23 @@ from typing import Any
 PROTECTED_KINDS = frozenset({"constraint", "negative_fact", "loss_record"})
 CAUTION_KINDS = frozenset({"constraint", "negative_fact"})
 KNOWN_KINDS = ("constraint", "negative_fact", "loss_record", "plan", "note", "hypothesis")
+_PLURALS = {
+    "constraints": "constraint",
+    "negative_facts": "negative_fact",
+    "loss_records": "loss_record",
+    "plans": "plan",
+    "notes": "note",
+    "hypotheses": "hypothesis",
+}
+
+
+def known_kind(name: str) -> str | None:
+    """The known kind a heading or label names, plural, case and separators forgiven
+    (``Negative facts``, ``loss-records``, ``HYPOTHESES``); None for any other name."""
+    slug = "_".join(name.lower().replace("-", " ").replace("_", " ").split())
+    if slug in KNOWN_KINDS:
+        return slug
+    return _PLURALS.get(slug)
 
 
 @dataclass(frozen=True)

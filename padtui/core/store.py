@@ -48,9 +48,18 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from padtui.core import markdown
 from padtui.core.compaction import Plan
 from padtui.core.errors import PadError
-from padtui.core.formats import MAX_PAD_BYTES, PadFile, format_of, parse, render, to_bytes
+from padtui.core.formats import (
+    MAX_PAD_BYTES,
+    PadFile,
+    check_writable,
+    format_of,
+    parse,
+    render,
+    to_bytes,
+)
 from padtui.core.journal import Journal, fsync_dir
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad
 
@@ -419,8 +428,10 @@ def commit(
     Raises :class:`Refused` for a refused plan, :class:`Conflict` when the pad is no longer
     exactly the snapshot's version (trial again), :class:`LockTimeout`; nothing is written
     then. Returns the snapshot of the version written (``snapshot`` itself when the change
-    changes nothing). Both versions are journaled, the replaced one before the swap.
+    changes nothing). Both versions are journaled, the replaced one before the swap. A pad
+    padtui does not write back (a Letta ``.af`` file) is a PadError.
     """
+    check_writable(snapshot.path, snapshot.format)
     if isinstance(change, Plan):
         if change.refused:
             raise Refused(snapshot.path, f"refused: {change.code}: {change.message}")
@@ -454,8 +465,12 @@ def _read_back(snapshot: Snapshot, new: bytes, entries: Sequence[Entry]) -> PadF
         back = parse(snapshot.path, new, snapshot.format)
     except PadError as exc:
         raise RuntimeError(f"padtui bug: the new pad would not read back: {exc}") from None
+    if snapshot.format == "md":  # an entry's place is its section: compare what md can hold
+        same_entries = markdown.same_entries(back.pad.entries, entries)
+    else:
+        same_entries = [_essence(e) for e in back.pad.entries] == [_essence(e) for e in entries]
     same = (
-        [_essence(e) for e in back.pad.entries] == [_essence(e) for e in entries]
+        same_entries
         and back.pad.budget_tokens == snapshot.pad.budget_tokens
         and back.pad.encoding == snapshot.pad.encoding
     )
@@ -502,6 +517,7 @@ def externalize(
 ) -> Snapshot:
     """Seal unsealed constraints / negative facts / loss records, by a safe commit;
     nothing else changes (see :func:`externalized` for what is bad input)."""
+    check_writable(snapshot.path, snapshot.format)
     entries, _sealed, _already = externalized(snapshot.pad, labels, snapshot.path)
     return commit(
         snapshot, entries, journal=journal, lock_timeout=lock_timeout, origin="externalize"
@@ -520,10 +536,11 @@ def restore(
     The version it replaces is journaled first, even one that does not parse (so a pad an
     agent garbled can be restored, and the garbled bytes are kept too).
     """
+    fmt = format_of(path)
+    check_writable(path, fmt)
     j = journal_of(path, journal)
     if j is None:
         raise PadError(path, "restoring a version needs the journal")
-    fmt = format_of(path)
     version = j.version(n)
     if version.format != fmt:
         raise PadError(path, f"version {n} is a {version.format} pad; this file is {fmt}")

@@ -17,7 +17,7 @@ def play(tmp_path, name, mode="atomic"):
     agent.start()
     written = [load(path).pad]
     halted = None
-    while (result := agent.step(on_write=lambda data: written.append(parse(path, data).pad))):
+    while result := agent.step(on_write=lambda data: written.append(parse(path, data).pad)):
         if result.halted:
             halted = result
             break
@@ -30,8 +30,13 @@ def codes(a):
 
 
 def test_every_scenario_is_listed_and_loads():
-    assert set(names()) == {"retry-5xx", "billing", "loss-record-eviction", "healthy",
-                            "sealed-overflow"}
+    assert set(names()) == {
+        "retry-5xx",
+        "billing",
+        "loss-record-eviction",
+        "healthy",
+        "sealed-overflow",
+    }
     for name in names():
         scenario = load_scenario(name)
         assert scenario.steps and scenario.teaches

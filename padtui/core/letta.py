@@ -1,0 +1,341 @@
+"""Letta agent files (``.af``): an agent's core memory blocks, opened read-only as a pad.
+
+A Letta agent file is JSON, in one of the shapes Letta has exported:
+
+* an object with top-level ``blocks`` (each ``label``, ``value``, ``limit``, ``read_only``,
+  ``description``, ``id``, ...) that the ``agents`` reference by ``block_ids``;
+* the same object encoded twice: the whole file is a JSON *string* whose content is the
+  JSON document (an older export style);
+* older still, agents that carry their blocks inline as ``core_memory`` (in ``agents``, or
+  a single agent object at the top).
+
+Each block is one entry, in file order: its ``value`` is the text; its ``label`` names the
+kind (a label naming constraints, rules, policies or guardrails is a ``constraint``, one
+naming a known kind is that kind, any other a ``note``); ``read_only: true`` seals it. Its id
+is its label (labels name blocks across exports; Letta's ``block-N`` ids are renumbered
+every export), or ``label@block-id`` where one file holds two blocks with the same label.
+Every field of the block is kept in the entry's ``raw``.
+
+Letta budgets a block in characters (``limit``), padtui in tokens: :func:`limits` gives
+both, beside each other. Writing back to ``.af`` is not supported: a Letta agent's memory
+lives in its server, and the file is an export of it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from padtui.core.errors import PadError
+from padtui.core.model import Entry, Pad, known_kind
+
+if TYPE_CHECKING:
+    from padtui.core.compaction import Plan
+
+READ_ONLY = (
+    "writing back to .af is not supported: padtui opens Letta agent files read-only "
+    "(change the agent's memory in Letta)"
+)
+_BOM = "\ufeff"
+_WS = " \t\n\r"
+_RULE_WORDS = frozenset(
+    {
+        "constraint",
+        "constraints",
+        "rule",
+        "rules",
+        "policy",
+        "policies",
+        "guardrail",
+        "guardrails",
+    }
+)
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def kind_for_label(label: str) -> str:
+    """The kind of a block by its label: ``memory_editing_rules`` is a constraint,
+    ``negative_facts`` a negative fact, ``persona`` or ``human`` a note."""
+    words = [w.lower() for w in _WORDS.findall(label)]
+    known = known_kind(" ".join(words))
+    if known is not None:
+        return known
+    if any(w in _RULE_WORDS for w in words):
+        return "constraint"
+    return "note"
+
+
+def parse(path: str, text: str) -> Pad:
+    """Read a Letta agent file as a pad. Bad input raises a one-line PadError."""
+    body = text.removeprefix(_BOM)
+    doc = _loads(path, body, "")
+    encoded = isinstance(doc, str)
+    if isinstance(doc, str):
+        body = doc
+        doc = _loads(path, body, "the encoded document: ")
+    if not isinstance(doc, dict):
+        raise PadError(
+            path,
+            'a Letta agent file is a JSON object with "agents" and "blocks" (or a JSON string '
+            f"holding one), got {_kind(doc)}",
+        )
+    blocks, spans = _blocks(path, doc, body)
+    labels = Counter(b.get("label") for b in blocks if isinstance(b, dict))
+    entries = []
+    for i, block in enumerate(blocks):
+        span = spans[i] if spans is not None else None
+        where = f"block {i}"
+        if span is not None:
+            line = body.count("\n", 0, span[0]) + 1
+            where += f" (line {line}{' of the encoded document' if encoded else ''})"
+        entries.append(_entry(path, block, i, where, labels, _source(text, body, span, encoded)))
+    return Pad.of(entries)
+
+
+def _loads(path: str, text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PadError(
+            path, f"{what}invalid JSON: {exc.msg}", f"line {exc.lineno}, column {exc.colno}"
+        ) from None
+    except RecursionError:
+        raise PadError(path, f"{what}invalid JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise PadError(path, f"{what}invalid JSON: {str(exc).split(';')[0]}") from None
+
+
+def _blocks(
+    path: str, doc: dict[str, Any], body: str
+) -> tuple[list[Any], list[tuple[int, int]] | None]:
+    """The memory blocks of the file, in file order, and where each one's text is."""
+    root = _skip(body, 0)
+    if doc.get("blocks") is not None:
+        blocks = doc["blocks"]
+        if not isinstance(blocks, list):
+            raise PadError(path, f'"blocks" must be an array of memory blocks, got {_kind(blocks)}')
+        return blocks, _spans(body, _member(body, root, "blocks"), len(blocks))
+    if doc.get("core_memory") is not None:  # one agent, exported whole (older style)
+        blocks = _core_memory(path, doc, "agent")
+        return blocks, _spans(body, _member(body, root, "core_memory"), len(blocks))
+    agents = doc.get("agents")
+    if isinstance(agents, list) and any(
+        isinstance(a, dict) and a.get("core_memory") is not None for a in agents
+    ):
+        blocks = []
+        spans: list[tuple[int, int]] | None = []
+        agent_spans = _spans(body, _member(body, root, "agents"), len(agents))
+        for k, agent in enumerate(agents):
+            if not isinstance(agent, dict) or agent.get("core_memory") is None:
+                continue
+            mine = _core_memory(path, agent, f"agent {k}")
+            blocks += mine
+            found = None
+            if agent_spans is not None and spans is not None:
+                found = _spans(body, _member(body, agent_spans[k][0], "core_memory"), len(mine))
+            spans = spans + found if spans is not None and found is not None else None
+        return blocks, spans
+    raise PadError(
+        path,
+        'no memory blocks: a Letta agent file has "blocks" (or agents with "core_memory")',
+    )
+
+
+def _core_memory(path: str, agent: dict[str, Any], who: str) -> list[Any]:
+    blocks = agent["core_memory"]
+    if not isinstance(blocks, list):
+        raise PadError(
+            path, f'"core_memory" must be an array of memory blocks, got {_kind(blocks)}', who
+        )
+    return blocks
+
+
+def _entry(
+    path: str,
+    block: Any,
+    index: int,
+    where: str,
+    labels: Counter[Any],
+    source: str | None,
+) -> Entry:
+    if not isinstance(block, dict):
+        raise PadError(path, f"a memory block must be an object, got {_kind(block)}", where)
+    for name in ("label", "value"):
+        if name not in block:
+            raise PadError(path, f'missing "{name}"', where)
+    label = _str(path, where, block, "label")
+    value = _str(path, where, block, "value")
+    if not label:
+        raise PadError(path, '"label" must not be empty', where)
+    for name in ("description", "id"):
+        if block.get(name) is not None:
+            _str(path, where, block, name)
+    limit = block.get("limit")
+    if limit is not None and (type(limit) is not int or limit < 0):
+        raise PadError(path, f'"limit" must be a whole number >= 0, got {limit!r}', where)
+    read_only = block.get("read_only")
+    if read_only is not None and not isinstance(read_only, bool):
+        raise PadError(path, f'"read_only" must be true or false, got {_kind(read_only)}', where)
+    name = label
+    if labels[label] > 1:  # two blocks with one label (agents of a group): tell them apart
+        name = f"{label}@{block.get('id') or index}"
+    return Entry(
+        kind=kind_for_label(label),
+        text=value,
+        sealed=read_only is True,
+        id=name,
+        index=index,
+        raw=block,
+        source=source,
+    )
+
+
+def _str(path: str, where: str, block: dict[str, Any], name: str) -> str:
+    value = block[name]
+    if not isinstance(value, str):
+        raise PadError(path, f'"{name}" must be a string, got {_kind(value)}', where)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise PadError(path, f'"{name}" holds an unpaired surrogate escape', where) from None
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+# --- where each block's text is (for the journal, which stores unchanged blocks once) ------
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _member(text: str, start: int, key: str) -> int | None:
+    """In the JSON object at ``start``, where the value of ``key`` starts (the last one,
+    as ``json.loads`` keeps the last of duplicate keys)."""
+    if start >= len(text) or text[start] != "{":
+        return None
+    decoder = json.JSONDecoder()
+    found = None
+    i = _skip(text, start + 1)
+    while i < len(text) and text[i] == '"':
+        name, i = decoder.raw_decode(text, i)
+        i = _skip(text, _skip(text, i) + 1)  # past ":"
+        if name == key:
+            found = i
+        i = _skip(text, decoder.raw_decode(text, i)[1])
+        if i < len(text) and text[i] == ",":
+            i = _skip(text, i + 1)
+    return found
+
+
+def _spans(text: str, start: int | None, count: int) -> list[tuple[int, int]] | None:
+    """The (start, end) of each element of the JSON array at ``start``."""
+    if start is None or start >= len(text) or text[start] != "[":
+        return None
+    decoder = json.JSONDecoder()
+    spans = []
+    i = _skip(text, start + 1)
+    while i < len(text) and text[i] != "]":
+        end = decoder.raw_decode(text, i)[1]
+        spans.append((i, end))
+        i = _skip(text, end)
+        if i < len(text) and text[i] == ",":
+            i = _skip(text, i + 1)
+    return spans if len(spans) == count else None
+
+
+def _source(text: str, body: str, span: tuple[int, int] | None, encoded: bool) -> str | None:
+    """The block's exact text in the file: as it is, or (encoded twice) as it was escaped."""
+    if span is None:
+        return None
+    piece = body[span[0] : span[1]]
+    if not encoded:
+        return piece
+    for ascii_ in (True, False):
+        escaped = json.dumps(piece, ensure_ascii=ascii_)[1:-1]
+        if escaped in text:
+            return escaped
+    return None
+
+
+# --- limits ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BlockLimit:
+    """A block's size in Letta's unit (characters, against its ``limit``) and in tokens."""
+
+    id: str
+    label: str
+    kind: str
+    sealed: bool
+    chars: int
+    limit: int | None
+    tokens: int
+
+    @property
+    def over(self) -> bool:
+        return self.limit is not None and self.chars > self.limit
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "label": self.label,
+            "kind": self.kind,
+            "sealed": self.sealed,
+            "chars": self.chars,
+            "limit": self.limit,
+            "tokens": self.tokens,
+            "over_limit": self.over,
+        }
+
+
+def limits(pad: Pad, costs: Mapping[int, int]) -> list[BlockLimit]:
+    """Each block of a pad read from an agent file: characters / limit, and tokens."""
+    out = []
+    for e in pad.entries:
+        limit = e.raw.get("limit")
+        out.append(
+            BlockLimit(
+                id=e.label,
+                label=str(e.raw.get("label", e.label)),
+                kind=e.kind,
+                sealed=e.sealed,
+                chars=len(e.text),
+                limit=limit if type(limit) is int else None,
+                tokens=costs[e.index],
+            )
+        )
+    return out
+
+
+def is_agent_file(path: str) -> bool:
+    return path.lower().endswith(".af")
+
+
+def way_out(plan: Plan, path: str) -> str | None:
+    """The way out of a refusal for a pad read from an agent file (which padtui cannot
+    externalize into: the blocks to seal are marked read-only in Letta)."""
+    if plan.code in ("PROTECTED_KIND_WOULD_DROP", "NO_LOSS_RECORD"):
+        names = " ".join(e.label for e in plan.dropped if e.protected)
+        return f"in Letta, make these blocks read_only (padtui does not write .af files): {names}"
+    return plan.way_out_for(path)

@@ -1,0 +1,772 @@
+"""Markdown pads (SPEC section 1): kind sections of bullets and paragraphs.
+
+The format, as padtui reads it::
+
+    ---                                  front matter (optional, kept verbatim); two of its
+    budget_tokens: 4000                  top-level keys are read: budget_tokens, encoding
+    ---
+    # Agent 7 scratchpad                 text outside any kind section: kept verbatim, never
+    Prose about the task.                an entry
+    ## Constraints (sealed)              a `##` heading names the kind of the entries under it;
+    - Never call the billing API. {#c1}  `(sealed)` / `[sealed]` seals them. `{#id}` at the end
+    ## Plan                              of an entry's first line gives its id (else it is #N)
+    1. Read the ticket.                  each top-level bullet (-, *, +, 1., 1)) or paragraph
+       - nested bullets and indented     is one entry; nested bullets and indented lines
+         lines belong to their entry     belong to the entry above them
+
+* Headings: a `##` heading at the start of a line opens a kind section. The six known kinds
+  are forgiven plural, case and separators (``## Negative facts``, ``## loss-records``); any
+  other title is a kind of its own, lower-cased with its words joined by ``_``
+  (``## Open questions`` is kind ``open_questions``). A ``#`` heading ends the section: what
+  follows it up to the next ``##`` heading is outside any kind section. Setext headings
+  (underlined) are not read as kind headings; a heading line indented by a space is not one.
+* Inside a kind section, blank lines, deeper headings (``###``), thematic breaks (``---``)
+  and HTML comments are not entries; a fenced code block, a table, a quote or any other run
+  of non-blank lines is a paragraph entry.
+* The id marker: ``{#id}`` as the last thing on the entry's first line, optionally with
+  ``op=NAME`` and ``derived_from=ID,ID`` (``{#p3 op=merge derived_from=p1,p2}``); other
+  ``key=value`` pairs are kept as fields of the entry. The marker is not part of the text.
+
+Writing back. An entry's ``source`` is its exact text in the file (its lines, with their
+line endings), so untouched entries are reproduced byte for byte, and a write changes only
+the sections it touches: a dropped entry's lines go (with one of the blank-line runs around
+it); an entry appended by a commit (a loss record) goes at the end of the last section of its
+kind and region (``## Loss records (sealed)``), a new section being created when there is none:
+before the first section of the same kind if there is one, else at the end of the file. An
+externalized entry moves, verbatim, from its unsealed section to the sealed section of its
+kind, created the same way. Every other byte stays: front matter, titles, prose, comments,
+headings, line endings (new lines take the file's own).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from padtui.core.errors import PadError
+from padtui.core.model import Entry, Pad, known_kind
+
+_BOM = "\ufeff"
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+_ENDING = re.compile(r"\r\n|\r|\n")
+_HEADING = re.compile(r"(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")  # at the start of the line
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
+_ANY_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t].*)?$")
+_FENCE = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)$")
+_THEMATIC = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_BULLET = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])(?=[ \t]|$)")
+_COMMENT = re.compile(r" {0,3}<!--")
+_SEALED = re.compile(r"[(\[][ \t]*sealed[ \t]*[)\]]", re.IGNORECASE)
+_MARKER = re.compile(r"[ \t]*\{([^{}]*)\}[ \t]*$")
+_ATTR = re.compile(r"([A-Za-z_][\w-]*)=(\S*)")
+_FRONT_KEY = re.compile(r"(budget_tokens|encoding)[ \t]*:[ \t]*(.*?)[ \t]*$")
+_RESERVED = frozenset({"kind", "text", "sealed", "id"})
+
+HEADINGS = {
+    "constraint": "Constraints",
+    "negative_fact": "Negative facts",
+    "loss_record": "Loss records",
+    "plan": "Plan",
+    "note": "Notes",
+    "hypothesis": "Hypotheses",
+}
+
+Essence = tuple[str, str, str | None, tuple[str, ...], str | None]
+
+
+@dataclass(frozen=True)
+class Section:
+    """A part of the file: the head (before the first heading), a ``#`` region, or a kind
+    section. Its text is ``heading + gaps[0] + piece + gaps[1] + ... + gaps[-1]``."""
+
+    heading: str  # the heading line with its line ending ("" for the head)
+    kind: str | None  # None: not a kind section (its text is kept verbatim)
+    sealed: bool
+    gaps: tuple[str, ...]  # the lines between entries (one more than there are entries)
+    items: tuple[int, ...]  # the entries in it (their indices in the pad)
+    tight: bool  # bullets one after another, no blank line between them
+
+    def text(self, pieces: Sequence[str]) -> str:
+        parts = [self.heading, self.gaps[0]]
+        for i, gap in zip(self.items, self.gaps[1:], strict=True):
+            parts += [pieces[i], gap]
+        return "".join(parts)
+
+
+@dataclass(frozen=True)
+class MdLayout:
+    """Where the entries of a Markdown pad sit, so that a write can splice them."""
+
+    sections: tuple[Section, ...]
+    pieces: tuple[str, ...]  # each entry's exact source text (its lines, with endings)
+    bullets: tuple[bool, ...]  # each entry: a bullet (else a paragraph block)
+    essence: tuple[Essence, ...]  # each entry as read (kind, text, id, derived_from, op)
+    sealed: tuple[bool, ...]
+    newline: str  # the file's line ending, for new lines
+    marker: str  # the bullet of new entries: the file's first one among - * +
+    seal_mark: str  # "(sealed)" or "[sealed]", as the file writes it
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+class _Doc:
+    """The lines of a file and what the first pass found in them."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.lines: list[str] = _LINE.findall(text)
+        self.content = [line.rstrip("\r\n") for line in self.lines]
+        if self.content:
+            self.content[0] = self.content[0].removeprefix(_BOM)
+        self.blocks: dict[int, int] = {}  # first line of a fence or comment -> its last line
+        self.fences: set[int] = set()
+
+    def blank(self, i: int) -> bool:
+        return not self.content[i].strip(" \t")
+
+    def starts_block(self, i: int) -> bool:
+        """Does line ``i`` start a block that ends a bullet's lazy continuation?"""
+        c = self.content[i]
+        return bool(
+            i in self.blocks or _ANY_HEADING.match(c) or _THEMATIC.match(c) or _BULLET.match(c)
+        )
+
+    def interrupts(self, i: int) -> bool:
+        """Does line ``i`` end a paragraph (CommonMark's rules, simplified)?"""
+        c = self.content[i]
+        if self.blank(i) or i in self.blocks or _ANY_HEADING.match(c) or _THEMATIC.match(c):
+            return True
+        m = _BULLET.match(c)
+        if m is None or not c[m.end() :].strip(" \t"):
+            return False  # an empty list item does not interrupt a paragraph
+        marker = m[2]
+        return marker in ("-", "*", "+") or marker[:-1] == "1"
+
+
+def parse(path: str, text: str) -> tuple[Pad, MdLayout]:
+    """Read a Markdown pad. Bad input raises a one-line PadError naming the line."""
+    doc = _Doc(path, text)
+    start, budget, encoding = _front_matter(doc)
+    heads = _scan(doc, start)
+    if not any(level == 2 for _i, level, _t in heads):
+        raise PadError(
+            path,
+            "no `##` section: a Markdown pad keeps its entries under `##` headings "
+            "(## Constraints (sealed), ## Plan, ## Notes, ...)",
+        )
+    n = len(doc.lines)
+    bounds = [h for h, _level, _title in heads] + [n]
+    sections = [_verbatim("", "".join(doc.lines[: bounds[0]]))]
+    entries: list[Entry] = []
+    pieces: list[str] = []
+    bullets: list[bool] = []
+    for (h, level, title), end in zip(heads, bounds[1:], strict=True):
+        heading = doc.lines[h]
+        if level == 1:
+            sections.append(_verbatim(heading, "".join(doc.lines[h + 1 : end])))
+            continue
+        kind, sealed = _kind_of(title)
+        if not kind:
+            raise PadError(
+                path, "a `##` heading must name a kind (## Plan, ## Notes, ...)", f"line {h + 1}"
+            )
+        gaps: list[str] = []
+        items: list[int] = []
+        prev = h + 1
+        for a, b, is_bullet in _items(doc, h + 1, end):
+            gaps.append("".join(doc.lines[prev:a]))
+            piece = "".join(doc.lines[a:b])
+            entries.append(_entry(doc, a, b, is_bullet, kind, sealed, len(entries), piece))
+            items.append(len(pieces))
+            pieces.append(piece)
+            bullets.append(is_bullet)
+            prev = b
+        gaps.append("".join(doc.lines[prev:end]))
+        inner = gaps[1:-1]
+        tight = not inner[-1] if inner else True
+        sections.append(Section(heading, kind, sealed, tuple(gaps), tuple(items), tight))
+    found = _ENDING.search(text)
+    layout = MdLayout(
+        sections=tuple(sections),
+        pieces=tuple(pieces),
+        bullets=tuple(bullets),
+        essence=tuple(_essence(e) for e in entries),
+        sealed=tuple(e.sealed for e in entries),
+        newline=found[0] if found else "\n",
+        marker=_first_marker(pieces, bullets),
+        seal_mark=_seal_mark(heads),
+    )
+    if "".join(s.text(pieces) for s in sections) != text:  # the splice must hold every byte
+        raise RuntimeError(f"padtui bug: {path} does not split back into its own text")
+    return Pad.of(entries, budget, encoding), layout
+
+
+def _verbatim(heading: str, body: str) -> Section:
+    return Section(heading, None, False, (body,), (), True)
+
+
+def _front_matter(doc: _Doc) -> tuple[int, int | None, str | None]:
+    """Lines of front matter (``---`` ... ``---``) at the top, and the settings in it."""
+    c = doc.content
+    if not c or c[0].rstrip(" \t") != "---":
+        return 0, None, None
+    for k in range(1, len(c)):
+        if c[k].rstrip(" \t") in ("---", "..."):
+            break
+    else:
+        return 0, None, None
+    budget: int | None = None
+    encoding: str | None = None
+    for i in range(1, k):
+        m = _FRONT_KEY.match(c[i])
+        if m is None:
+            continue
+        value = re.sub(r"(?:^|[ \t]+)#.*$", "", m[2])  # a YAML comment
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if value in ("", "~", "null"):
+            continue
+        if m[1] == "budget_tokens":
+            if not value.isascii() or not value.isdigit():
+                raise PadError(
+                    doc.path,
+                    f"budget_tokens in the front matter must be a whole number >= 0, got {value!r}",
+                    f"line {i + 1}",
+                )
+            budget = int(value)
+        else:
+            encoding = value
+    return k + 1, budget, encoding
+
+
+def _scan(doc: _Doc, start: int) -> list[tuple[int, int, str]]:
+    """First pass: fenced blocks and HTML comments (no heading inside them counts), and the
+    ``#`` / ``##`` headings that cut the file into sections: (line, level, title)."""
+    heads: list[tuple[int, int, str]] = []
+    c = doc.content
+    n = len(c)
+    i = start
+    while i < n:
+        m = _FENCE.match(c[i])
+        if m and not (m[2][0] == "`" and "`" in m[3]):
+            end = _fence_end(doc, i, m[2])
+            doc.blocks[i] = end
+            doc.fences.add(i)
+            i = end + 1
+            continue
+        if _COMMENT.match(c[i]):
+            end = _comment_end(doc, i)
+            doc.blocks[i] = end
+            i = end + 1
+            continue
+        h = _HEADING.match(c[i])
+        if h and len(h[1]) <= 2:
+            title = _CLOSING_HASHES.sub("", (h[2] or "").strip())
+            heads.append((i, len(h[1]), title))
+        i += 1
+    return heads
+
+
+def _fence_end(doc: _Doc, i: int, fence: str) -> int:
+    c = doc.content
+    closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    for k in range(i + 1, len(c)):
+        if closing.match(c[k]):
+            return k
+    # CommonMark runs it to the end of the file: nothing could be appended after it, and a
+    # pad cut short in the middle of a write looks just like this
+    raise PadError(doc.path, f"a code fence ({fence}) is never closed", f"line {i + 1}")
+
+
+def _comment_end(doc: _Doc, i: int) -> int:
+    c = doc.content
+    if "-->" in c[i][c[i].index("<!--") + 4 :]:
+        return i
+    for k in range(i + 1, len(c)):
+        if "-->" in c[k]:
+            return k
+    raise PadError(doc.path, "an HTML comment (<!--) is never closed", f"line {i + 1}")
+
+
+def _items(doc: _Doc, a: int, b: int) -> list[tuple[int, int, bool]]:
+    """The entries of a kind section's lines [a, b): (first line, end, is a bullet)."""
+    items: list[tuple[int, int, bool]] = []
+    c = doc.content
+    i = a
+    while i < b:
+        if doc.blank(i):
+            i += 1
+        elif i in doc.blocks and i not in doc.fences:  # an HTML comment
+            i = doc.blocks[i] + 1
+        elif _ANY_HEADING.match(c[i]) or _THEMATIC.match(c[i]):
+            i += 1
+        elif i in doc.fences:
+            end = min(doc.blocks[i] + 1, b)
+            items.append((i, end, False))
+            i = end
+        elif m := _BULLET.match(c[i]):
+            j = _item_end(doc, i, b, _offset(c[i], m), m[2])
+            items.append((i, j, True))
+            i = j
+        else:
+            j = i + 1
+            while j < b and not doc.interrupts(j):
+                j += 1
+            items.append((i, j, False))
+            i = j
+    return items
+
+
+def _item_end(doc: _Doc, i: int, b: int, offset: int, marker: str) -> int:
+    """Where the bullet starting at line ``i`` ends: indented lines (after blank lines too)
+    and lazy continuation lines belong to it; a block that can interrupt a paragraph, or
+    the next item of the same list, ends it."""
+    j = i + 1
+    while j < b:
+        if doc.blank(j):
+            k = j + 1
+            while k < b and doc.blank(k):
+                k += 1
+            if k < b and _indent(doc.content[k]) >= offset:
+                j = k
+                continue
+            return j
+        if _indent(doc.content[j]) >= offset:
+            j = doc.blocks[j] + 1 if j in doc.blocks else j + 1
+            continue
+        if doc.starts_block(j) and (doc.interrupts(j) or _sibling(doc.content[j], marker)):
+            return j
+        j += 1  # a lazy continuation line
+    return b
+
+
+def _sibling(line: str, marker: str) -> bool:
+    """Is ``line`` an item of the same list as an item with ``marker`` (CommonMark: the
+    same bullet character, or both ordered with the same delimiter)?"""
+    m = _BULLET.match(line)
+    if m is None:
+        return False
+    if marker[-1] in ".)" and len(marker) > 1:
+        return m[2][-1] == marker[-1] and len(m[2]) > 1
+    return m[2] == marker
+
+
+def _columns(s: str, col: int = 0) -> tuple[int, int]:
+    """Leading spaces and tabs of ``s`` (tab stops every 4), from column ``col``:
+    (characters, column after them)."""
+    k = 0
+    while k < len(s) and s[k] in " \t":
+        col = col + 1 if s[k] == " " else col + 4 - col % 4
+        k += 1
+    return k, col
+
+
+def _indent(s: str) -> int:
+    return _columns(s)[1]
+
+
+def _offset(line: str, m: re.Match[str]) -> int:
+    """The column where a bullet's content starts (CommonMark: 1 to 4 columns past the
+    marker; past that, or with nothing after the marker, one)."""
+    after_marker = len(m[1]) + len(m[2])
+    rest = line[m.end() :]
+    if not rest.strip(" \t"):
+        return after_marker + 1
+    width = _columns(rest, after_marker)[1] - after_marker
+    return after_marker + (1 if width > 4 else width)
+
+
+def _dedent(s: str, n: int) -> str:
+    """``s`` without up to ``n`` columns of leading white space."""
+    col = k = 0
+    while k < len(s) and s[k] in " \t" and col < n:
+        step = 1 if s[k] == " " else 4 - col % 4
+        if col + step > n:
+            break
+        col += step
+        k += 1
+    return s[k:]
+
+
+def _entry(
+    doc: _Doc, a: int, b: int, is_bullet: bool, kind: str, sealed: bool, index: int, piece: str
+) -> Entry:
+    c = doc.content
+    if is_bullet:
+        m = _BULLET.match(c[a])
+        assert m is not None
+        first = c[a][m.end() :]
+        offset = _offset(c[a], m)
+    else:
+        first = c[a]
+        offset = _indent(c[a])
+    first, id_, attrs = _split_marker(first.strip(" \t"))
+    rest = [_dedent(c[k], offset) for k in range(a + 1, b)]
+    text = "\n".join([first, *rest]).rstrip(" \t")
+    derived = tuple(d for d in attrs.pop("derived_from", "").split(",") if d)
+    op = attrs.pop("op", None) or None
+    raw: dict[str, Any] = {"kind": kind, "text": text}
+    if sealed:
+        raw["sealed"] = True
+    if id_ is not None:
+        raw["id"] = id_
+    if derived:
+        raw["derived_from"] = list(derived)
+    if op is not None:
+        raw["op"] = op
+    raw.update(attrs)
+    return Entry(kind, text, sealed, id_, derived, op, index, raw, piece)
+
+
+def _split_marker(first: str) -> tuple[str, str | None, dict[str, str]]:
+    """An entry's first line without its ``{#id key=value ...}`` marker, and the marker."""
+    m = _MARKER.search(first)
+    if m is None:
+        return first, None, {}
+    tokens = m[1].split()
+    id_: str | None = None
+    attrs: dict[str, str] = {}
+    for k, token in enumerate(tokens):
+        a = _ATTR.fullmatch(token)
+        if k == 0 and token.startswith("#") and len(token) > 1:
+            id_ = token[1:]
+        elif a is not None and a[1] not in _RESERVED:
+            attrs[a[1]] = a[2]
+        else:
+            return first, None, {}  # not a marker: text that happens to end in braces
+    if id_ is None and not attrs:
+        return first, None, {}
+    return first[: m.start()].rstrip(" \t"), id_, attrs
+
+
+def _kind_of(title: str) -> tuple[str, bool]:
+    """The kind a ``##`` heading names, and whether it is sealed."""
+    sealed = _SEALED.search(title) is not None
+    name = _SEALED.sub(" ", title).strip().strip("*_`:").strip()
+    known = known_kind(name)
+    if known is not None:
+        return known, sealed
+    return "_".join(name.lower().replace("-", " ").replace("_", " ").split()), sealed
+
+
+def _first_marker(pieces: Sequence[str], bullets: Sequence[bool]) -> str:
+    for piece, is_bullet in zip(pieces, bullets, strict=True):
+        if is_bullet:
+            m = _BULLET.match(piece.lstrip(_BOM))
+            if m is not None and m[2] in ("-", "*", "+"):
+                return m[2]
+    return "-"
+
+
+def _seal_mark(heads: Sequence[tuple[int, int, str]]) -> str:
+    for _h, level, title in heads:
+        m = _SEALED.search(title) if level == 2 else None
+        if m is not None:
+            return "[sealed]" if m[0].startswith("[") else "(sealed)"
+    return "(sealed)"
+
+
+def _essence(e: Entry) -> Essence:
+    return (e.kind, e.text, e.id, tuple(e.derived_from), e.op)
+
+
+def same_entries(a: Sequence[Entry], b: Sequence[Entry]) -> bool:
+    """Do two lists hold the same entries, as far as Markdown can say (kind, text, sealed,
+    id, derived_from, op), wherever their sections put them?"""
+
+    def key(e: Entry) -> tuple[Essence, bool]:
+        return (_essence(e), e.sealed)
+
+    return Counter(map(key, a)) == Counter(map(key, b))
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def render(layout: MdLayout, entries: Sequence[Entry]) -> str:
+    """The file's new text: untouched entries stay where they are, byte for byte; entries
+    gone take their lines with them; new and moved ones go to the end of their section.
+
+    The text is read back before it is returned. Where taking an entry out would let the
+    next one be read as part of the one before it (Markdown's lazy lines), the joint gets a
+    blank line (and the next entry loses its indentation); if even that does not read back,
+    or for a new entry that Markdown cannot hold as written (text with white space at its
+    ends or a carriage return, a kind no heading can name), ValueError.
+    """
+    claimed = [False] * len(layout.pieces)
+    by_essence: dict[Essence, list[int]] = {}
+    for n, essence in enumerate(layout.essence):
+        by_essence.setdefault(essence, []).append(n)
+    kept: set[int] = set()
+    adds: dict[tuple[str, bool], list[tuple[str, bool]]] = {}
+    for e in entries:
+        i = _claim(layout, e, claimed, by_essence)
+        if i is None:
+            piece, is_bullet = _new_piece(layout, e), True
+        else:
+            claimed[i] = True
+            if e.sealed == layout.sealed[i]:
+                kept.add(i)
+                continue
+            piece, is_bullet = _moved(layout, i, e)  # externalized: it moves
+        adds.setdefault((e.kind, e.sealed), []).append((piece, is_bullet))
+    for safe in (False, True):
+        out = _assemble(layout, kept, adds, safe)
+        try:
+            back = parse("(rendered)", out)[0].entries
+        except PadError:
+            continue
+        if same_entries(back, entries):
+            return out
+    raise ValueError("padtui cannot write these entries into this Markdown pad and read them back")
+
+
+def _assemble(
+    layout: MdLayout,
+    kept: set[int],
+    adds: dict[tuple[str, bool], list[tuple[str, bool]]],
+    safe: bool,
+) -> str:
+    home: dict[int, list[tuple[str, bool]]] = {}
+    before: dict[int, list[tuple[tuple[str, bool], list[tuple[str, bool]]]]] = {}
+    at_end: list[tuple[tuple[str, bool], list[tuple[str, bool]]]] = []
+    for key, pieces in adds.items():
+        same = [i for i, s in enumerate(layout.sections) if s.kind == key[0]]
+        exact = [i for i in same if layout.sections[i].sealed == key[1]]
+        if exact:
+            home[exact[-1]] = pieces
+        elif same:
+            before.setdefault(same[0], []).append((key, pieces))
+        else:
+            at_end.append((key, pieces))
+    out: list[str] = []
+    for i, section in enumerate(layout.sections):
+        for key, pieces in before.get(i, []):
+            _new_section(out, layout, key, pieces, followed=True)
+        out.append(_render_section(layout, section, kept, home.get(i, []), safe))
+    for key, pieces in at_end:
+        _new_section(out, layout, key, pieces, followed=False)
+    return "".join(out)
+
+
+def _moved(layout: MdLayout, i: int, e: Entry) -> tuple[str, bool]:
+    """Entry ``i``'s piece for another place: its lines as they are but for the indentation
+    of its first line (taken off every line, so that it cannot be read as part of the
+    entry before it), ending a line. If that reads otherwise, the entry written anew."""
+    lines = _LINE.findall(layout.pieces[i])
+    width = _indent(lines[0])
+    if width:
+        lines = [_dedent(line, width) for line in lines]
+    piece = _ENDING.sub("", lines[-1]).join(("".join(lines[:-1]), layout.newline))
+    if not width or _reads_as(piece, layout.newline, e):
+        return piece, layout.bullets[i]
+    return _new_piece(layout, e), True
+
+
+def _reads_as(piece: str, nl: str, e: Entry) -> bool:
+    """Does ``piece``, alone in a section, read as exactly the entry ``e``?"""
+    try:
+        back = parse("(new entry)", "## Notes" + nl + piece)[0].entries
+    except PadError:
+        return False
+    return len(back) == 1 and _essence(back[0])[1:] == _essence(e)[1:]
+
+
+def _claim(
+    layout: MdLayout, e: Entry, claimed: list[bool], by_essence: dict[Essence, list[int]]
+) -> int | None:
+    """The entry of the file that ``e`` is (unchanged but perhaps for ``sealed``), if any:
+    by position first, else the first unclaimed one with the same content."""
+    essence = _essence(e)
+    i = e.index
+    if (
+        0 <= i < len(claimed)
+        and not claimed[i]
+        and layout.essence[i] == essence
+        and e.source in (None, layout.pieces[i])
+    ):
+        return i
+    for i in by_essence.get(essence, ()):
+        if not claimed[i] and e.source in (None, layout.pieces[i]):
+            return i
+    return None
+
+
+def _render_section(
+    layout: MdLayout,
+    section: Section,
+    kept: set[int],
+    adds: list[tuple[str, bool]],
+    safe: bool,
+) -> str:
+    if not adds and all(i in kept for i in section.items):
+        return section.text(layout.pieces)
+    nl = layout.newline
+    parts = [section.heading]
+    gap = section.gaps[0]
+    last: str | None = None  # the last entry kept, if it is a bullet
+    joint = False  # an entry was taken out since the last one kept
+    for k, i in enumerate(section.items):
+        if i not in kept:
+            gap = _merge(gap, section.gaps[k + 1])
+            joint = True
+            continue
+        piece = layout.pieces[i]
+        if safe and joint and k > 0:
+            if not (gap and _ends_blank_line(gap)):
+                gap += _nl_after(parts[-1] + gap, nl)
+            e = Entry(*_essence_fields(layout, i))
+            piece, _bullet = _moved(layout, i, e)
+            if not layout.pieces[i].endswith(("\n", "\r")):
+                piece = piece[: -len(nl)]
+        parts += [gap, piece]
+        gap = section.gaps[k + 1]
+        last = piece if layout.bullets[i] else None
+        joint = False
+    if not adds:
+        parts.append(gap)
+        return "".join(parts)
+    main, trail = _split_trailing_blanks(gap)
+    parts.append(main)
+    if not _ends_line("".join(parts)):
+        parts.append(nl)
+    _put(parts, adds, nl, None if main.strip(" \t\r\n") else last, section.tight and not safe)
+    parts.append(trail)
+    return "".join(parts)
+
+
+def _essence_fields(
+    layout: MdLayout, i: int
+) -> tuple[str, str, bool, str | None, tuple[str, ...], str | None]:
+    kind, text, id_, derived, op = layout.essence[i]
+    return kind, text, layout.sealed[i], id_, derived, op
+
+
+def _put(
+    parts: list[str], adds: list[tuple[str, bool]], nl: str, prev: str | None, tight: bool
+) -> None:
+    """Append pieces: a blank line before each, but between bullets of a tight list where
+    the new bullet cannot be read as a lazy line of the one before (``prev``: the bullet
+    piece just before them, if any)."""
+    for piece, is_bullet in adds:
+        if not (tight and prev is not None and is_bullet and _follows(prev, piece)):
+            parts.append(_nl_after("".join(parts[-2:]), nl))
+        parts.append(piece)
+        prev = piece if is_bullet else None
+
+
+def _follows(prev: str, piece: str) -> bool:
+    """Does ``piece``, a bullet written right after the bullet ``prev``, start an item?"""
+    first = piece.split("\n", 1)[0].split("\r", 1)[0]
+    m = _BULLET.match(first)
+    before = _BULLET.match(prev)
+    if m is None or before is None:
+        return False
+    if first[m.end() :].strip(" \t") and (m[2] in ("-", "*", "+") or m[2][:-1] == "1"):
+        return True  # it would interrupt a paragraph: it ends the item before it
+    return _sibling(first, before[2])
+
+
+def _new_section(
+    out: list[str],
+    layout: MdLayout,
+    key: tuple[str, bool],
+    adds: list[tuple[str, bool]],
+    followed: bool,
+) -> None:
+    nl = layout.newline
+    before = "".join(out)
+    if before:
+        if not _ends_line(before):
+            out.append(nl)
+            before += nl
+        if not _ends_blank_line(before):
+            out.append(_nl_after(before, nl))
+    kind, sealed = key
+    out.append(heading_for(kind, sealed, layout.seal_mark) + nl)
+    parts: list[str] = []
+    _put(parts, adds, nl, None, True)
+    out.extend(parts)
+    if followed:
+        out.append(nl)
+
+
+def heading_for(kind: str, sealed: bool, seal_mark: str = "(sealed)") -> str:
+    """The ``##`` heading of a new section for ``kind`` (ValueError if none can name it)."""
+    name = HEADINGS.get(kind) or kind.replace("_", " ").capitalize()
+    if not kind or _kind_of(name) != (kind, False):
+        raise ValueError(f"a Markdown heading cannot name the kind {kind!r}")
+    return f"## {name} {seal_mark}" if sealed else f"## {name}"
+
+
+def _new_piece(layout: MdLayout, e: Entry) -> str:
+    """A new entry as a bullet, checked to read back as the same entry."""
+    nl = layout.newline
+    lines = e.text.split("\n")
+    attrs = []
+    if e.id is not None:
+        attrs.append("#" + e.id)
+    if e.op is not None:
+        attrs.append("op=" + e.op)
+    if e.derived_from:
+        attrs.append("derived_from=" + ",".join(e.derived_from))
+    first = lines[0]
+    if attrs:
+        first = f"{first} {{{' '.join(attrs)}}}" if first else f"{{{' '.join(attrs)}}}"
+    out = [f"{layout.marker} {first}" if first else layout.marker]
+    out += ["  " + line if line else "" for line in lines[1:]]
+    piece = nl.join(out) + nl
+    heading = heading_for(e.kind, e.sealed, layout.seal_mark)
+    try:
+        back = parse("(new entry)", heading + nl + piece)[0].entries
+    except PadError:
+        back = ()
+    if len(back) != 1 or _essence(back[0]) != _essence(e):
+        raise ValueError(
+            f"entry {e.label} cannot be written as a Markdown bullet and read back the same "
+            "(white space at the start or end of its text, a carriage return, or an id, op "
+            "or derived_from with spaces or braces?)"
+        )
+    return piece
+
+
+def _merge(a: str, b: str) -> str:
+    """The glue left where an entry was removed from between glue ``a`` and glue ``b``:
+    lines with content are all kept; of two runs of blank lines, the longer."""
+    a_blank, b_blank = not a.strip(" \t\r\n"), not b.strip(" \t\r\n")
+    if a_blank and b_blank:
+        return a if len(_LINE.findall(a)) >= len(_LINE.findall(b)) else b
+    if a_blank:
+        return b
+    if b_blank:
+        return a
+    return _split_trailing_blanks(a)[0] + b
+
+
+def _split_trailing_blanks(gap: str) -> tuple[str, str]:
+    """``gap`` as (its lines up to the last one with content, the blank lines after)."""
+    lines = _LINE.findall(gap)
+    k = len(lines)
+    while k > 0 and not lines[k - 1].strip(" \t\r\n"):
+        k -= 1
+    return "".join(lines[:k]), "".join(lines[k:])
+
+
+def _nl_after(text: str, nl: str) -> str:
+    """A line ending to put after ``text``: ``nl``, but where ``text`` ends in a lone CR
+    (a file of mixed line endings), a CR: an LF there would only finish the CR's line."""
+    return "\r" if nl == "\n" and text.endswith("\r") else nl
+
+
+def _ends_line(text: str) -> bool:
+    return not text or text.endswith(("\n", "\r"))
+
+
+def _ends_blank_line(text: str) -> bool:
+    """Is the last line of ``text`` (which ends a line) blank?"""
+    lines = _LINE.findall(text)
+    return not lines or not lines[-1].strip(" \t\r\n")
