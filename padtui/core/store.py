@@ -442,7 +442,10 @@ def commit(
     else:
         entries = list(change)
         origin = origin or "write"
-    new = to_bytes(render(snapshot.file.layout, entries))
+    try:
+        new = to_bytes(render(snapshot.file.layout, entries))
+    except ValueError as exc:  # a change the format cannot hold safely: refuse, write nothing
+        raise CommitError(snapshot.path, f"{exc}; nothing written") from None
     new_file = _read_back(snapshot, new, entries)
     return _commit(
         snapshot, new, new_file, journal_of(snapshot.path, journal), lock_timeout, origin

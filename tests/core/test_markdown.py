@@ -639,7 +639,13 @@ def test_any_line_soup_reads_or_is_a_pad_error_and_writes_back_what_it_means(
         k = data.draw(st.sampled_from(range(len(changed))))
         changed[k] = changed[k].sealed_copy()
     record = make_entry("loss_record", "dropped", sealed=True, id="loss-1", op="compact")
-    out = formats.render(pf.layout, [*changed, record])
+    try:
+        out = formats.render(pf.layout, [*changed, record])
+    except ValueError as exc:
+        # the writer may refuse a layout it cannot rewrite safely (a commit then says so in
+        # one line and writes nothing); what it must never do is write something else
+        assert "cannot write" in str(exc)
+        return
     back = read(out).pad.entries
     assert markdown.same_entries(back, [*changed, record])
     assert [e.text for e in back if not e.sealed] == [e.text for e in changed if not e.sealed]
