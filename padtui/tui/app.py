@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -14,6 +15,7 @@ from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -152,6 +154,21 @@ class PadApp(App[int]):
         self.ready = asyncio.Event()  # the first reading is on screen
         self.watch_armed = asyncio.Event()  # from now on, every write to the pad is seen
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A notice. Notices echo pad text (ids, kinds, the path, error lines), so their
+        message is never parsed as markup (Textual's default), whoever sends it."""
+        super().notify(
+            clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False
+        )
+
     # --- layout --------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -177,9 +194,11 @@ class PadApp(App[int]):
         async for reading in watch_pad(self.inspection.path):
             if first:  # the initial reading was taken on mount
                 first = False
+                self.watch_armed.set()  # (the top bar says "live" from now on)
                 if reading.state == "version" and reading.pad_file is not None:
                     self.take(reading)
-                self.watch_armed.set()
+                else:
+                    self.refresh_view()
                 continue
             self.take(reading)
 
@@ -200,7 +219,20 @@ class PadApp(App[int]):
             if observed is not None:
                 self._journal(reading)
                 self._announce(observed)
+                self.call_after_refresh(self._settle_memory)
         self.refresh_view()
+
+    @staticmethod
+    def _settle_memory() -> None:
+        """Once a new version is on screen, set what is in memory aside from the cyclic
+        garbage collector. Every version stays for the session (history, audits), and a
+        full collection over the versions of a large pad takes 100-200 ms: a write landing
+        meanwhile would wait it out. Young garbage is collected first."""
+        gc.collect(1)
+        gc.freeze()
+
+    def on_unmount(self) -> None:
+        gc.unfreeze()  # the app is done with them: collectable again (tests run many apps)
 
     def _journal(self, reading: Reading) -> None:
         if not self.use_journal or reading.snapshot is None:
@@ -266,6 +298,8 @@ class PadApp(App[int]):
         label, style = state.get(insp.status, (insp.status, ""))
         if not self.watching:
             label, style = "■ not watching", "dim"
+        elif insp.status == "live" and not self.watch_armed.is_set():
+            label, style = state["waiting"]  # not live until a write would be seen
         bar = Text("padtui ", style="bold", no_wrap=True, overflow="ellipsis")
         bar.append(label, style=style)
         alarms = len(insp.alarms)

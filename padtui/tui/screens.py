@@ -151,8 +151,8 @@ class RefusalScreen(ModalScreen[str | None]):
                 )
             with Horizontal(classes="buttons"):
                 if self.protected and code in ("PROTECTED_KIND_WOULD_DROP", "NO_LOSS_RECORD"):
-                    yield Button(
-                        f"Externalize {', '.join(self.protected)} (x)",
+                    yield Button(  # ids are pad text: a Text, never parsed as markup
+                        Text(f"Externalize {clean(', '.join(self.protected))} (x)"),
                         variant="warning",
                         id="externalize",
                     )

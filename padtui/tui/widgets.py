@@ -7,7 +7,8 @@ markup) after control characters are stripped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -70,8 +71,23 @@ def row_text(row: Row) -> Text:
     return text
 
 
+_row_flags = attrgetter(*(f.name for f in fields(Row) if f.name != "entry"))
+_entry_look = attrgetter("kind", "text", "sealed", "id", "label", "derived_from", "op")
+
+
+def row_key(row: Row) -> tuple[object, ...]:
+    """Everything a row's look depends on: the row but its entry's position (except as the
+    entry's ``#N`` label), so that an entry that only moved keeps its rendered option."""
+    return _entry_look(row.entry), _row_flags(row)
+
+
 class EntryPane(OptionList):
-    """A line-based list of entries (thousands scroll smoothly: one widget for all)."""
+    """A line-based list of entries (thousands scroll smoothly: one widget for all).
+
+    A new version of a pad usually changes a few entries: the options of the others are
+    kept (with their text already wrapped and measured), so showing it costs the changes,
+    not the pad.
+    """
 
     DEFAULT_CSS = """
     EntryPane {
@@ -79,6 +95,10 @@ class EntryPane(OptionList):
         width: 1fr;
         border: round $panel-lighten-2;
         padding: 0 1;
+        /* OptionList measures wrapped options once per width, and a scroll bar that comes
+           or goes does not count as a resize: keep its room, so the width never changes
+           under the measured heights (which would cut entries' last lines). */
+        scrollbar-gutter: stable;
     }
     EntryPane:focus { border: round $accent; }
     """
@@ -87,13 +107,27 @@ class EntryPane(OptionList):
         super().__init__(id=id, markup=False)
         self.border_title = title
         self.rows: list[Row] = []
+        self._options_by_key: dict[tuple[object, ...], Option] = {}
 
     def show(self, rows: Sequence[Row], subtitle: str = "") -> None:
         """Replace the rows, keeping the cursor on the same entry where it still exists."""
         keep = self.selected_row
         self.rows = list(rows)
-        self.set_options(Option(row_text(r)) for r in self.rows)
-        self.border_subtitle = subtitle
+        old = self._options_by_key
+        fresh: dict[tuple[object, ...], Option] = {}
+        options = []
+        for r in self.rows:
+            key = row_key(r)
+            option = old.pop(key, None) if key not in fresh else None  # (one use per list)
+            if option is None:
+                option = Option(row_text(r))
+            fresh.setdefault(key, option)
+            options.append(option)
+        self._options_by_key = fresh
+        if options != self.options:  # (an unchanged pane is not redrawn)
+            self.set_options(options)
+        if subtitle != self.border_subtitle:  # (setting it redraws the pane)
+            self.border_subtitle = subtitle
         if not self.rows:
             return
         target = 0
@@ -119,13 +153,14 @@ def gauge_text(sealed: int, rewritable: int, budget: int, width: int) -> Text:
     t_end = round(width * total / scale)
     b_end = round(width * budget / scale)
     bar = Text()
-    for i in range(width):
-        if i < s_end:
-            bar.append("█", style="#87afff")
-        elif i < t_end:
-            bar.append("█", style="red" if i >= b_end else "#87d787")
-        else:
-            bar.append("░", style="#444444")
+    for start, end, cell, style in (  # in runs of one style: a wide bar is redrawn often
+        (0, s_end, "█", "#87afff"),
+        (s_end, min(t_end, b_end), "█", "#87d787"),  # rewritable, within the budget
+        (max(s_end, b_end), t_end, "█", "red"),  # rewritable, past it
+        (t_end, width, "░", "#444444"),
+    ):
+        if end > start:
+            bar.append(cell * (end - start), style=style)
     if total > budget and 0 < b_end < width:
         bar = bar[:b_end] + Text("│", style="bold white") + bar[b_end + 1 :]
     return bar

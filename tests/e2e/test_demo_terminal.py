@@ -28,8 +28,9 @@ class Terminal:
         self.tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), command)
 
     def tmux(self, *args: str) -> str:
-        res = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True,
-                             text=True, check=False)
+        res = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False
+        )
         return res.stdout
 
     def screen(self) -> str:
@@ -56,8 +57,12 @@ class Terminal:
 
 def test_padtui_alone_plays_the_demo_and_shows_the_corruption_alarm(tmp_path):
     padtui = Path(sys.executable).parent / "padtui"
-    command = (f"env PADTUI_DEMO_INTERVAL=0.4 XDG_STATE_HOME={shlex.quote(str(tmp_path))} "
-               f"TMPDIR={shlex.quote(str(tmp_path))} {shlex.quote(str(padtui))}")
+    command = (
+        # COLUMNS/LINES set under pytest would make the app draw at 80x24 inside the pane
+        "env -u COLUMNS -u LINES PADTUI_DEMO_INTERVAL=0.4 "
+        f"XDG_STATE_HOME={shlex.quote(str(tmp_path))} "
+        f"TMPDIR={shlex.quote(str(tmp_path))} {shlex.quote(str(padtui))}"
+    )
     term = Terminal(command)
     try:
         term.wait_for("demo: Retry after a 5xx")

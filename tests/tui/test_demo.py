@@ -33,8 +33,7 @@ def narration(app) -> str:
 def demo_app(tmp_path, scenario="retry-5xx", interval=3600.0) -> DemoApp:
     """A demo whose agent only moves when told to (the . key), so the test sets the pace."""
     path = str(tmp_path / "pad.json")
-    app = DemoApp(path, load_scenario(scenario), interval,
-                  journal=str(tmp_path / "journal.jsonl"))
+    app = DemoApp(path, load_scenario(scenario), interval, journal=str(tmp_path / "journal.jsonl"))
     app.agent.start()
     return app
 
@@ -67,8 +66,11 @@ async def test_pause_holds_the_agent_and_restart_starts_over(tmp_path):
         await pilot.pause()
         assert app.agent.position == held
         await pilot.press("r")
-        await until(pilot, lambda: app.agent.position == 0 and len(app.inspection.versions) == 1,
-                    "the restart")
+        await until(
+            pilot,
+            lambda: app.agent.position == 0 and len(app.inspection.versions) == 1,
+            "the restart",
+        )
         assert app.inspection.alarms == []  # starting over is not taken for a rewrite
 
 
