@@ -47,6 +47,22 @@ VERDICT_STYLES = {
 }
 
 
+PAD_ACTIONS = frozenset(
+    {
+        "trial",
+        "step_next",
+        "step_prev",
+        "leave_trial",
+        "commit",
+        "externalize",
+        "budget_down",
+        "budget_up",
+        "budget_set",
+        "switch_policy",
+    }
+)
+
+
 class PadApp(App[int]):
     """Watch one pad file, trial and step compactions, commit them safely."""
 
@@ -406,7 +422,7 @@ class PadApp(App[int]):
             line.append(f" refused {trial.code} ", style="bold white on red")
             line.append(f"  {clean(trial.message)}")
             if trial.way_out:
-                line.append(f"  way out: {clean(trial.way_out)}", style="bold")
+                line.append(f"  way out: {clean(trial.way_out_for(insp.path) or '')}", style="bold")
             line.append("  (c explains)", style="dim")
             return line
         line.append(f" {trial.verdict} ", style="bold black on green")
@@ -591,6 +607,11 @@ class PadApp(App[int]):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Actions on the pad act only from the pad's own screen, not behind a dialog or the
+        history (where the same keys would change the pad unseen)."""
+        return not (action in PAD_ACTIONS and len(self.screen_stack) > 1)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
