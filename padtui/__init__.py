@@ -22,26 +22,72 @@ Writing a pad safely (an agent can use this for its own saves too)::
 ``padtui.restore(path, n)`` writes a journaled version back (``padtui.Journal``).
 """
 
-from padtui.core.audit import Audit, Finding, audit
-from padtui.core.compaction import Plan, compact, plan
-from padtui.core.errors import EncodingUnavailable, PadError, UnrecoverableCompactionError
-from padtui.core.formats import PadFile, load
-from padtui.core.journal import Journal
-from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.store import (
-    CommitError,
-    Conflict,
-    LockTimeout,
-    Refused,
-    Snapshot,
-    Stamp,
-    commit,
-    externalize,
-    lock,
-    read,
-    restore,
-)
-from padtui.core.tokens import TokenCounter, counter_for
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from padtui.core.audit import Audit, Finding, audit
+    from padtui.core.compaction import Plan, compact, plan
+    from padtui.core.errors import EncodingUnavailable, PadError, UnrecoverableCompactionError
+    from padtui.core.formats import PadFile, load
+    from padtui.core.journal import Journal
+    from padtui.core.model import Entry, Pad, make_entry
+    from padtui.core.store import (
+        CommitError,
+        Conflict,
+        LockTimeout,
+        Refused,
+        Snapshot,
+        Stamp,
+        commit,
+        externalize,
+        lock,
+        read,
+        restore,
+    )
+    from padtui.core.tokens import TokenCounter, counter_for
+
+# The API is imported on first use, so that ``padtui check`` (and an agent that only plans)
+# does not pay for the audit, the journal and the safe-write machinery at start-up.
+_HOME = {
+    "padtui.core.audit": ("Audit", "Finding", "audit"),
+    "padtui.core.compaction": ("Plan", "compact", "plan"),
+    "padtui.core.errors": ("EncodingUnavailable", "PadError", "UnrecoverableCompactionError"),
+    "padtui.core.formats": ("PadFile", "load"),
+    "padtui.core.journal": ("Journal",),
+    "padtui.core.model": ("Entry", "Pad", "make_entry"),
+    "padtui.core.store": (
+        "CommitError",
+        "Conflict",
+        "LockTimeout",
+        "Refused",
+        "Snapshot",
+        "Stamp",
+        "commit",
+        "externalize",
+        "lock",
+        "read",
+        "restore",
+    ),
+    "padtui.core.tokens": ("TokenCounter", "counter_for"),
+}
+_WHERE = {name: module for module, names in _HOME.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'padtui' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
 
 __version__ = "0.1.0"
 

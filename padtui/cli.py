@@ -512,10 +512,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from padtui.core.tokens import counter_for
 
     if os.path.isdir(args.path):
-        raise UsageError(
-            f"{args.path}: the fleet view of a folder of pads is not in this "
-            "version yet; open one pad"
-        )
+        return _fleet(args)
     format_of(args.path)
     read_bytes(args.path)  # a missing or unreadable file: exit 2 now, not inside the app
     counter_for(args.encoding)  # an unavailable encoding too
@@ -527,6 +524,28 @@ def cmd_watch(args: argparse.Namespace) -> int:
         policy=args.policy,
         encoding=args.encoding,
         journal=args.journal,
+        use_journal=not args.no_journal,
+    )
+    app.run()
+    return app.return_code or OK
+
+
+def _fleet(args: argparse.Namespace) -> int:
+    """``padtui DIR``: the fleet view of every pad in the folder."""
+    from padtui.core.tokens import counter_for
+
+    if args.journal:
+        raise UsageError(
+            f"{args.path}: --journal names one journal, and each pad of a folder keeps its own"
+        )
+    counter_for(args.encoding)  # an unavailable encoding: exit 2 now, not inside the app
+    from padtui.tui.fleet import FleetApp
+
+    app = FleetApp(
+        args.path,
+        budget=args.budget,
+        policy=args.policy,
+        encoding=args.encoding,
         use_journal=not args.no_journal,
     )
     app.run()

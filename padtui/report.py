@@ -5,10 +5,14 @@ Every piece of pad text goes through ``one_line`` (controls stripped) before it 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from padtui.core import letta
-from padtui.core.audit import Audit
 from padtui.core.compaction import Plan
 from padtui.core.text import one_line
+
+if TYPE_CHECKING:  # (the audit is not imported by `padtui check`, which only plans)
+    from padtui.core.audit import Audit
 
 GAUGE_WIDTH = 40
 MAX_LISTED = 20

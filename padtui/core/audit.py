@@ -17,6 +17,7 @@ the one that was lost.
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -122,8 +123,8 @@ def audit(old: Pad, new: Pad, counter: TokenCounter | None = None) -> Audit:
             findings += ctx.caution(o, n)
         elif n is None:
             findings += ctx.lost(o)
-    before = _Totals(old, counter)
-    after = _Totals(new, counter)
+    before = totals(old, counter)
+    after = totals(new, counter)
     if _same_content(old, new):
         return Audit(
             "unchanged", (), matches, before.tokens, after.tokens, before.claims, after.claims
@@ -137,21 +138,50 @@ def audit(old: Pad, new: Pad, counter: TokenCounter | None = None) -> Audit:
 
 @dataclass
 class _Totals:
+    """A version's tokens (all, constraints and negative facts, sealed) and claims."""
+
     tokens: int
     caution: int
     claims: int
+    sealed: int = 0
 
     def __init__(self, pad: Pad, counter: TokenCounter) -> None:
         costs = counter.count_many(e.text for e in pad.entries)
         self.tokens = sum(costs)
-        self.caution = sum(
-            c for e, c in zip(pad.entries, costs, strict=True) if e.kind in CAUTION_KINDS
-        )
+        caution = sealed = 0
+        for e, c in zip(pad.entries, costs, strict=True):
+            if e.kind in CAUTION_KINDS:
+                caution += c
+            if e.sealed:
+                sealed += c
+        self.caution, self.sealed = caution, sealed
         self.claims = pad_claims(pad.entries)
 
     @property
     def share(self) -> float:
         return self.caution / self.tokens if self.tokens else 0.0
+
+
+# The totals of the last few pads counted: a live audit of v1 -> v2, then v2 -> v3, counts v2
+# once (and the inspection that took v2 in has counted it already).
+_RECENT = 8
+_recent: dict[tuple[int, int], tuple[Pad, TokenCounter, _Totals]] = {}
+_recent_lock = threading.Lock()
+
+
+def totals(pad: Pad, counter: TokenCounter) -> _Totals:
+    """The pad's totals with this counter (remembered for the last few pads)."""
+    key = (id(pad), id(counter))
+    with _recent_lock:
+        hit = _recent.get(key)
+    if hit is not None and hit[0] is pad and hit[1] is counter:
+        return hit[2]
+    got = _Totals(pad, counter)
+    with _recent_lock:
+        _recent[key] = (pad, counter, got)  # (the pad is held, so its id is not reused)
+        while len(_recent) > _RECENT:
+            del _recent[next(iter(_recent))]
+    return got
 
 
 def _what(e: Entry) -> str:
@@ -185,14 +215,21 @@ class _Ctx:
             if e.kind in CAUTION_KINDS or (e.sealed and e.kind != "loss_record")
         ]
         self._carrier_index: _Carriers | None = None
-        self.same_text: dict[str, list[Entry]] = defaultdict(list)
-        for e in new.entries:
-            self.same_text[normalize(e.text)].append(e)
+        self._same_text: dict[str, list[Entry]] | None = None  # built when first needed
         self.derived: dict[str, list[Entry]] = defaultdict(list)
         for n in new.entries:
             for ref in n.derived_from:
                 self.derived[ref].append(n)
         self.declared = False  # some loss was declared (derived_from or a loss record)
+
+    def same_text(self) -> dict[str, list[Entry]]:
+        """New entries by their text (normalized): where a lost entry may live on whole.
+        Built only when an entry is lost: most rewrites of a large pad lose none."""
+        if self._same_text is None:
+            self._same_text = defaultdict(list)
+            for e in self.new.entries:
+                self._same_text[normalize(e.text)].append(e)
+        return self._same_text
 
     def heirs(self, o: Entry, n: Entry | None) -> list[Entry]:
         ref = o.label if o.id is None else o.id
@@ -204,7 +241,7 @@ class _Ctx:
         body = normalize(o.text)
         if not body:
             return []
-        out = {e.index: e for e in self.same_text.get(body, ())}
+        out = {e.index: e for e in self.same_text().get(body, ())}
         for e, flat in zip(self.changed, self.changed_flat, strict=True):
             if body in flat:
                 out.setdefault(e.index, e)
@@ -215,7 +252,9 @@ class _Ctx:
         return any(r.names(o, body) for r in self.records)
 
     def sealed(self, o: Entry, n: Entry | None) -> list[Finding]:
-        out = []
+        out: list[Finding] = []
+        if o is n or (not o.sealed and o.kind != "loss_record"):
+            return out  # the same entry, or one this check is not about
         what = f"sealed {_what(o)}"
         if o.sealed and n is None:
             out.append(
@@ -483,7 +522,8 @@ def _content(e: Entry) -> dict[str, Any]:
 
 def _same_content(old: Pad, new: Pad) -> bool:
     return len(old.entries) == len(new.entries) and all(
-        _content(a) == _content(b) for a, b in zip(old.entries, new.entries, strict=True)
+        a is b or _content(a) == _content(b)  # (versions seen live share unchanged entries)
+        for a, b in zip(old.entries, new.entries, strict=True)
     )
 
 

@@ -133,17 +133,22 @@ class _Pass:
     dropped: list[int]
 
 
-def _first_fit(rewritable: Sequence[Entry], costs: Mapping[int, int], room: int) -> _Pass:
+def _first_fit(rewritable: Sequence[tuple[int, int]], room: int) -> _Pass:
+    """Take entries (index, cost) in file order while they fit ``room``; drop the others."""
     kept: list[int] = []
     dropped: list[int] = []
-    for e in rewritable:
-        cost = costs[e.index]
+    keep, drop = kept.append, dropped.append
+    for index, cost in rewritable:
         if cost <= room:
-            kept.append(e.index)
+            keep(index)
             room -= cost
         else:
-            dropped.append(e.index)
+            drop(index)
     return _Pass(kept, dropped)
+
+
+def _costed(entries: Sequence[Entry], costs: Mapping[int, int]) -> list[tuple[int, int]]:
+    return [(e.index, costs[e.index]) for e in entries]
 
 
 def compact(
@@ -236,6 +241,7 @@ class _Ctx:
         message: str = "",
         way_out: str | None = None,
         record: Entry | None = None,
+        record_tokens: int | None = None,
     ) -> Plan:
         if code is not None:
             verdict = "refused"
@@ -243,7 +249,8 @@ class _Ctx:
             verdict = "compactable"
         else:
             verdict = "fits"
-        record_tokens = self.counter.count(record.text) if record is not None else 0
+        if record_tokens is None:
+            record_tokens = self.counter.count(record.text) if record is not None else 0
         plan = Plan(
             self.policy,
             self.budget,
@@ -285,7 +292,7 @@ def _seed(ctx: _Ctx) -> Plan:
     pad, budget = ctx.pad, ctx.budget
     if ctx.sealed_cost > budget:
         return _sealed_over(ctx)
-    p = _first_fit(pad.rewritable, ctx.costs, budget - ctx.sealed_cost)
+    p = _first_fit(_costed(pad.rewritable, ctx.costs), budget - ctx.sealed_cost)
     kept = pad.sealed + ctx.entries(p.kept)
     dropped = ctx.entries(p.dropped)
     lost = [e for e in dropped if e.protected]
@@ -316,44 +323,55 @@ def _sealed_over(ctx: _Ctx) -> Plan:
 
 def _strict(ctx: _Ctx, now: datetime) -> Plan:
     pad, budget = ctx.pad, ctx.budget
-    if ctx.sealed_cost > budget:
+    sealed_cost = ctx.sealed_cost
+    if sealed_cost > budget:
         return _sealed_over(ctx)
+    rewritable = _costed(pad.rewritable, ctx.costs)
+    names: dict[int, str] = {}  # each dropped entry's part of the record, written once
     reserve = 0
-    record: Entry | None = None
     while True:
-        p = _first_fit(pad.rewritable, ctx.costs, budget - ctx.sealed_cost - reserve)
-        # strict's result order is the commit's: the file's order, sealed entries included
-        gone = set(p.dropped)
-        kept = tuple(e for e in pad.entries if e.index not in gone)
-        dropped = ctx.entries(p.dropped)
-        if not dropped:
+        p = _first_fit(rewritable, budget - sealed_cost - reserve)
+        if not p.dropped:
             return ctx.make(pad.entries, ())
+        dropped = ctx.entries(p.dropped)
         lost = [e for e in dropped if e.protected]
         if lost:
-            names = " ".join(e.label for e in lost)
+            names_lost = " ".join(e.label for e in lost)
             return ctx.make(
-                kept,
+                _kept(pad, p),
                 dropped,
                 PROTECTED_KIND_WOULD_DROP,
                 f"this pass would drop {_describe(lost)}: constraints, negative facts and "
                 "loss records cannot be rebuilt from the plan",
-                f"externalize them into the sealed region first: padtui externalize PATH {names}",
+                "externalize them into the sealed region first: padtui externalize PATH "
+                + names_lost,
             )
-        record = loss_record(pad, dropped, ctx.costs, budget, now)
-        cost = ctx.counter.count(record.text)
-        if ctx.sealed_cost + cost > budget:
+        for e in dropped:
+            if e.index not in names:
+                names[e.index] = _record_name(e, ctx.costs[e.index])
+        head = _record_head(dropped, ctx.costs, budget, now)
+        parts = [names[e.index] for e in dropped]
+        cost = record_cost(ctx.counter, head, parts)
+        if sealed_cost + cost > budget:
             return ctx.make(
-                kept,
+                _kept(pad, p),
                 dropped,
                 RECORD_WOULD_NOT_FIT,
                 f"the pass cannot afford the record of its own loss: sealed "
-                f"{ctx.sealed_cost} + loss record {cost} tokens > budget {budget}",
+                f"{sealed_cost} + loss record {cost} tokens > budget {budget}",
                 "halt and surface: raise the budget, or have a person consolidate the "
                 "sealed region",
             )
         if cost <= reserve:
-            return ctx.make(kept, dropped, record=record)
+            record = _record_entry(pad, dropped, head + "; ".join(parts), now)
+            return ctx.make(_kept(pad, p), dropped, record=record, record_tokens=cost)
         reserve = cost  # grows strictly and is bounded by the budget, so this ends
+
+
+def _kept(pad: Pad, p: _Pass) -> tuple[Entry, ...]:
+    """strict's result order is the commit's: the file's order, sealed entries included."""
+    gone = set(p.dropped)
+    return tuple(e for e in pad.entries if e.index not in gone)
 
 
 def _describe(entries: Sequence[Entry]) -> str:
@@ -378,22 +396,53 @@ def loss_record(
     Entries with an id are named by it; those without are named by position and quoted,
     so that an audit of the next version can recognise what the record declares.
     """
+    parts = [_record_name(e, costs[e.index]) for e in dropped]
+    return _record_entry(
+        pad, dropped, _record_head(dropped, costs, budget, now) + "; ".join(parts), now
+    )
+
+
+def _record_head(
+    dropped: Sequence[Entry], costs: Mapping[int, int], budget: int, now: datetime
+) -> str:
     stamp = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     total = sum(costs[e.index] for e in dropped)
-    names = []
-    for e in dropped:
-        name = f"{e.label} ({e.kind}, {costs[e.index]} tokens"
-        name += ")" if e.id is not None else f", {_quote(e.text)})"
-        names.append(name)
-    text = (
+    return (
         f"compaction at {stamp} (strict, budget {budget}) dropped {len(dropped)} "
-        f"{'entry' if len(dropped) == 1 else 'entries'}, {total} tokens: " + "; ".join(names)
+        f"{'entry' if len(dropped) == 1 else 'entries'}, {total} tokens: "
     )
+
+
+def _record_name(e: Entry, cost: int) -> str:
+    name = f"{e.label} ({e.kind}, {cost} tokens"
+    return name + (")" if e.id is not None else f", {_quote(e.text)})")
+
+
+def _record_entry(pad: Pad, dropped: Sequence[Entry], text: str, now: datetime) -> Entry:
     base = "loss-" + now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    ids = {e.id for e in pad.entries if e.id is not None}
     rid, n = base, 1
-    while pad.find(rid) is not None:
+    while rid in ids:
         n += 1
         rid = f"{base}-{n}"
     return make_entry(
         "loss_record", text, sealed=True, id=rid, op="compact", drops=[e.label for e in dropped]
     )
+
+
+# Encodings whose pre-tokenizer ends a piece at a mark (";", ":") followed by a space: a text
+# cut just after such a mark costs the sum of its pieces' costs (BPE never merges across a
+# piece boundary). cl100k_base's pattern, for one, has no look-behind, and its punctuation
+# run `` ?[^\s\p{L}\p{N}]++[\r\n]*+`` stops at the space.
+_CUTS_AFTER_MARKS = frozenset({"cl100k_base", "o200k_base", "p50k_base", "p50k_edit", "r50k_base"})
+
+
+def record_cost(counter: TokenCounter, head: str, parts: Sequence[str]) -> int:
+    """Tokens of ``head + "; ".join(parts)`` (``head`` ends with ``": "``), counted part by
+    part: each part's cost is cached, so the passes of a strict plan, whose records grow by
+    a few names each, cost only their new names (a record naming thousands of entries would
+    otherwise be tokenized whole on every pass)."""
+    if counter.encoding not in _CUTS_AFTER_MARKS or not head.endswith(": ") or not parts:
+        return counter.count(head + "; ".join(parts))
+    pieces = [head[:-1], *(f" {part};" for part in parts[:-1]), " " + parts[-1]]
+    return sum(counter.count_many(pieces))

@@ -1,4 +1,6 @@
-"""Reading and writing pad files (SPEC section 1): JSON and JSON Lines.
+"""Reading and writing pad files (SPEC section 1): JSON, JSON Lines and Markdown (the
+Markdown reader and writer live in ``markdown.py``); Letta agent files (``letta.py``) are
+read, never written.
 
 A pad is read together with its *layout*: the exact text around and between its entries.
 Writing back reuses the source text of every entry that did not change, so a commit changes
@@ -11,15 +13,17 @@ import json
 import os
 import re
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from padtui.core import letta, markdown
 from padtui.core.errors import PadError
 from padtui.core.model import Entry, Pad
 
 MAX_PAD_BYTES = 64 * 1024 * 1024
-FORMATS = {".json": "json", ".jsonl": "jsonl", ".md": "md"}
+FORMATS = {".json": "json", ".jsonl": "jsonl", ".md": "md", ".af": "af"}
+READ_ONLY_FORMATS = {"af": letta.READ_ONLY}
 _WS = " \t\n\r"
 _BOM = "\ufeff"
 
@@ -37,6 +41,7 @@ class Layout:
     ascii: bool  # JSON: escape non-ASCII in new entries, as the file does
     newline: str  # JSONL: the file's line ending
     whole: dict[str, Any] | None = None  # JSON object form without "entries": re-dumped
+    md: markdown.MdLayout | None = None  # Markdown: the sections the writer splices
 
 
 @dataclass(frozen=True)
@@ -55,9 +60,16 @@ def format_of(path: str) -> str:
         raise PadError(
             path,
             f"unsupported format {ext or '(no extension)'!r}; "
-            "padtui reads .json, .jsonl and .md pads",
+            "padtui reads .json, .jsonl and .md pads (and Letta .af agent files)",
         )
     return FORMATS[ext]
+
+
+def check_writable(path: str, fmt: str | None = None) -> None:
+    """PadError, in one line, for a pad of a format padtui does not write back (``.af``)."""
+    problem = READ_ONLY_FORMATS.get(fmt or format_of(path))
+    if problem is not None:
+        raise PadError(path, problem)
 
 
 def read_bytes(path: str, limit: int | None = None) -> bytes:
@@ -103,19 +115,37 @@ def load(path: str) -> PadFile:
     return parse(path, data, fmt)
 
 
-def parse(path: str, data: bytes, fmt: str | None = None) -> PadFile:
+def parse(
+    path: str, data: bytes, fmt: str | None = None, previous: PadFile | None = None
+) -> PadFile:
+    """Parse a pad's bytes. ``previous``, an earlier version of the same pad, lets a JSON pad
+    that is mostly that version be read as such: only what changed is parsed (the result is
+    the same as without it)."""
     fmt = fmt or format_of(path)
-    text = decode(path, data)
+    text = decode(path, data, fmt)
     if fmt == "json":
-        pad, layout = _parse_json(path, text)
+        after = _parse_json_after(path, text, previous) if previous is not None else None
+        pad, layout = after if after is not None else _parse_json(path, text)
     elif fmt == "jsonl":
         pad, layout = _parse_jsonl(path, text)
+    elif fmt == "md":
+        pad, md = markdown.parse(path, text)
+        layout = Layout("md", "", "", md.pieces, None, "", False, md.newline, md=md)
+    elif fmt == "af":
+        pad = letta.parse(path, text)
+        layout = Layout("af", text, "", (), None, "", False, "\n")
     else:
-        raise PadError(path, "Markdown pads are not supported yet; use .json or .jsonl")
+        raise PadError(path, f"unknown pad format {fmt!r}")
     return PadFile(path, pad, layout, data)
 
 
-def decode(path: str, data: bytes) -> str:
+_EMPTY = {
+    "md": "empty file: a Markdown pad needs at least one `##` section",
+    "af": "empty file: a Letta agent file is a JSON object",
+}
+
+
+def decode(path: str, data: bytes, fmt: str = "json") -> str:
     nul = data.find(b"\0")
     if nul >= 0:
         raise PadError(path, "binary file (NUL byte)", f"byte {nul}")
@@ -125,7 +155,7 @@ def decode(path: str, data: bytes) -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise PadError(path, "not valid UTF-8", f"line {line}, byte {exc.start}") from None
     if not text.strip(_WS + _BOM):
-        raise PadError(path, "empty file: a pad needs at least [] or {}")
+        raise PadError(path, _EMPTY.get(fmt, "empty file: a pad needs at least [] or {}"))
     return text
 
 
@@ -145,14 +175,102 @@ def _loads(path: str, text: str) -> Any:
         raise PadError(path, f"invalid JSON: {str(exc).split(';')[0]}") from None
 
 
+_WS_RUN = re.compile(r"[ \t\n\r]*")  # JSON's white space, as the json module reads it
+_DECODER = json.JSONDecoder()
+# the json module's own scanner of one value at a position (what raw_decode calls; its
+# StopIteration is raw_decode's "Expecting value")
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+
+
 def _skip(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _WS:
-        i += 1
-    return i
+    m = _WS_RUN.match(text, i)  # a "*" pattern always matches
+    return m.end() if m is not None else i
 
 
 def _value_end(text: str, i: int) -> int:
-    return json.JSONDecoder().raw_decode(text, i)[1]
+    return _DECODER.raw_decode(text, i)[1]
+
+
+class _NotPlain(ValueError):
+    """The one-pass scan met something it does not read: json.loads says what is wrong."""
+
+
+Scan = tuple[Any, int | None, list[tuple[int, int]], list[Any], int]
+
+
+def _scan_json(text: str, start: int) -> Scan:
+    """Read a JSON pad in one pass: the document, the position of the entries array's ``[``
+    (None without one), each entry's span and value, and the position of the array's ``]``.
+
+    It accepts exactly what ``json.loads`` accepts (every value goes through the json
+    module's own scanner; this only walks the punctuation between them) and raises
+    ValueError, IndexError or StopIteration on anything else.
+    """
+    scan = _SCAN
+    astart: int | None = None
+    items: list[Any] = []
+    spans: list[tuple[int, int]] = []
+    close = -1
+    if text[start] == "[":
+        astart = start
+        items, spans, close = _scan_array(text, start)
+        doc: Any = items
+        end = close + 1
+    elif text[start] == "{":
+        obj: dict[str, Any] = {}
+        i = _skip(text, start + 1)
+        while text[i] != "}" or obj:
+            if text[i] != '"':
+                raise _NotPlain
+            key, i = scan(text, i)
+            i = _skip(text, i)
+            if text[i] != ":":
+                raise _NotPlain
+            i = _skip(text, i + 1)
+            if key == "entries" and text[i] == "[":
+                astart = i
+                items, spans, close = _scan_array(text, i)
+                obj[key], i = items, close + 1
+            else:
+                if key == "entries":
+                    astart = None  # a later "entries" wins, as in json.loads
+                obj[key], i = scan(text, i)
+            i = _skip(text, i)
+            if text[i] == "}":
+                break
+            if text[i] != ",":
+                raise _NotPlain
+            i = _skip(text, i + 1)
+        doc, end = obj, i + 1
+    else:
+        raise _NotPlain
+    if _skip(text, end) != len(text):
+        raise _NotPlain
+    return doc, astart, spans, items, close
+
+
+_AFTER_VALUE = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
+
+
+def _scan_array(text: str, start: int) -> tuple[list[Any], list[tuple[int, int]], int]:
+    """The values of the array at ``start``, their spans, and the position of its ``]``."""
+    scan = _SCAN
+    after = _AFTER_VALUE.match
+    items: list[Any] = []
+    spans: list[tuple[int, int]] = []
+    i = _skip(text, start + 1)
+    if text[i] == "]":
+        return items, spans, i
+    while True:
+        value, end = scan(text, i)
+        items.append(value)
+        spans.append((i, end))
+        m = after(text, end)
+        if m is None:
+            raise _NotPlain
+        if m.group(1) == "]":
+            return items, spans, m.start(1)
+        i = m.end()
 
 
 def _entries_span(text: str, start: int) -> int | None:
@@ -185,8 +303,14 @@ def _array_spans(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
 
 
 def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
-    doc = _loads(path, text)
     lstart = len(text) - len(text.lstrip(_WS + _BOM))
+    try:  # one pass over a well-formed pad (a large pad is read once, not three times)
+        doc, astart, spans, items, close = _scan_json(
+            text, _skip(text, len(_BOM) if text.startswith(_BOM) else 0)
+        )
+    except (ValueError, IndexError, StopIteration, RecursionError):
+        doc = _loads(path, text)  # bad JSON: the error that says where
+        astart, spans, items, close = None, [], [], -1  # (valid after all: found below)
     budget = encoding = None
     if isinstance(doc, dict):
         budget, encoding = _settings(path, doc)
@@ -196,28 +320,35 @@ def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
         items = doc["entries"]
         if not isinstance(items, list):
             raise PadError(path, f'"entries" must be an array, got {_kind(items)}')
-        astart = _entries_span(text, lstart)
-        assert astart is not None
-    elif isinstance(doc, list):
-        items, astart = doc, lstart
-    else:
+    elif not isinstance(doc, list):
         raise PadError(
             path, f'expected an array of entries or an object with "entries", got {_kind(doc)}'
         )
-    spans, close = _array_spans(text, astart)
-    entries = []
-    pieces = []
-    prev = astart + 1
-    line, seen = 1, 0
-    for i, ((a, b), obj) in enumerate(zip(spans, items, strict=True)):
-        line, seen = line + text.count("\n", seen, a), a
-        where = f"entry {i} (line {line})"
-        # white space between an entry and its "," stays with the entry (the last entry's
-        # goes to the tail), so that an unchanged pad renders byte for byte
-        piece = text[prev : b if i == len(spans) - 1 else _skip(text, b)]
-        entries.append(entry_from(path, obj, i, where, text[a:b]))
-        pieces.append(piece)
-        prev = _skip(text, b) + 1  # past ","
+    if astart is None:  # read by json.loads: find the entries in the text
+        astart = _entries_span(text, lstart) if isinstance(doc, dict) else lstart
+        assert astart is not None
+        items = doc["entries"] if isinstance(doc, dict) else doc
+        spans, close = _array_spans(text, astart)
+    # a lone surrogate can only come from a \uD8xx-\uDFxx escape: without one, no field
+    # needs the (costly) check that it can be written back as UTF-8
+    surrogates = _SURROGATE_ESCAPE.search(text) is not None
+    sources = [text[a:b] for a, b in spans]
+    try:
+        entries = [
+            entry_from(path, obj, i, "", source, surrogates=surrogates)
+            for i, (obj, source) in enumerate(zip(items, sources, strict=True))
+        ]
+    except PadError:  # again, one by one, naming the entry and its line (counted only now)
+        for i, (obj, source, (a, _b)) in enumerate(zip(items, sources, spans, strict=True)):
+            entry_from(path, obj, i, f"entry {i} (line {text.count(chr(10), 0, a) + 1})", source)
+        raise
+    # white space between an entry and its "," stays with the entry (the last entry's goes
+    # to the tail), so that an unchanged pad renders byte for byte
+    skip = _WS_RUN.match
+    commas = [m.end() for a, b in spans if (m := skip(text, b)) is not None]
+    starts = [astart + 1, *(c + 1 for c in commas[:-1])]
+    ends = [*commas[:-1], spans[-1][1]] if spans else []
+    pieces = [text[a:b] for a, b in zip(starts, ends, strict=True)] if spans else []
     tail_start = spans[-1][1] if spans else astart + 1
     lead = pieces[-1][: len(pieces[-1]) - len(pieces[-1].lstrip(_WS))] if pieces else ""
     layout = Layout(
@@ -231,6 +362,86 @@ def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
         newline="\n",
     )
     return Pad.of(entries, budget, encoding), layout
+
+
+def _parse_json_after(path: str, text: str, previous: PadFile) -> tuple[Pad, Layout] | None:
+    """A JSON pad read against an earlier version of it: the same head and tail (everything
+    before and after the entries), its entries walked in order, each one that is still
+    there as it was (the same JSON text) taken over without parsing it, the others parsed.
+    None when the text is not so (another head or tail, bad JSON...): then it is read in
+    full, which also says what is wrong with it. The result is what a full read gives."""
+    old = previous.layout
+    olds = previous.pad.entries
+    if old.format != "json" or old.whole is not None or old.md is not None or not olds:
+        return None
+    end = len(text) - len(old.tail)  # where the last entry's JSON ends
+    if end <= len(old.head) or not text.startswith(old.head) or not text.endswith(old.tail):
+        return None
+    spans: list[tuple[int, int]] = []
+    commas: list[int] = []
+    found: list[Entry | Any] = []  # an old entry taken over, or a new entry's JSON value
+    moved: dict[str, int] | None = None
+    j = 0  # the old entry expected next
+    pos = len(old.head)
+    try:
+        while True:
+            a = _skip(text, pos)
+            o = olds[j] if j < len(olds) else None
+            source = o.source if o is not None else None
+            if source and text.startswith(source, a):  # a JSON object ends where it ends
+                b = a + len(source)
+                found.append(o)
+                j += 1
+            else:
+                value, b = _SCAN(text, a)
+                source = text[a:b]
+                if moved is None:
+                    moved = {e.source: i for i, e in enumerate(olds) if e.source}
+                k = moved.get(source)
+                if k is not None:  # an entry that moved
+                    found.append(olds[k])
+                    j = k + 1
+                else:
+                    found.append(value)
+                    j += 1
+            spans.append((a, b))
+            if b == end:
+                break
+            c = _skip(text, b)
+            if c >= end or text[c] != ",":
+                return None  # not the old tail after the last entry, or not JSON
+            commas.append(c)
+            pos = c + 1
+    except (ValueError, IndexError, StopIteration, RecursionError):
+        return None
+    entries: list[Entry] = []
+    for i, (item, (a, b)) in enumerate(zip(found, spans, strict=True)):
+        if isinstance(item, Entry):
+            entries.append(item)
+            continue
+        source = text[a:b]
+        surrogates = _SURROGATE_ESCAPE.search(source) is not None
+        try:
+            entries.append(entry_from(path, item, i, "", source, surrogates=surrogates))
+        except PadError:  # again, naming the entry and its line
+            entry_from(path, item, i, f"entry {i} (line {text.count(chr(10), 0, a) + 1})", source)
+            raise
+    starts = [len(old.head), *(c + 1 for c in commas)]
+    ends = [*commas, end]
+    pieces = [text[a:b] for a, b in zip(starts, ends, strict=True)]
+    lead = pieces[-1][: len(pieces[-1]) - len(pieces[-1].lstrip(_WS))]
+    layout = Layout(
+        format="json",
+        head=old.head,
+        tail=old.tail,
+        pieces=tuple(pieces),
+        indent=_indent_unit(text, spans, lead),
+        lead=lead,
+        ascii=text.isascii() and "\\u" in text,
+        newline="\n",
+    )
+    pad = previous.pad
+    return Pad.of(entries, pad.budget_tokens, pad.encoding), layout
 
 
 def _indent_unit(text: str, spans: list[tuple[int, int]], lead: str) -> str | None:
@@ -296,42 +507,103 @@ def _opt_str(path: str, where: str, obj: dict[str, Any], name: str) -> str | Non
     return value
 
 
-def entry_from(path: str, obj: Any, index: int, where: str, source: str | None) -> Entry:
-    """Validate one entry object; ``where`` names it in errors."""
-    if not isinstance(obj, dict):
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+_MISSING = object()
+
+
+def entry_from(
+    path: str,
+    obj: Any,
+    index: int,
+    where: str,
+    source: str | None,
+    *,
+    surrogates: bool = True,
+) -> Entry:
+    """Validate one entry object; ``where`` names it in errors.
+
+    ``surrogates=False`` says the document holds no surrogate escape, so that no string of
+    it needs checking for a lone surrogate (the check copies every text). The common case,
+    strings where strings belong, takes the shortest way: this runs once per entry of what
+    may be a very large pad.
+    """
+    if type(obj) is not dict and not isinstance(obj, dict):
         raise PadError(path, f"an entry must be an object, got {_kind(obj)}", where)
-    for name in ("kind", "text"):
-        if name not in obj:
-            raise PadError(path, f'missing "{name}"', where)
-    kind = _opt_str(path, where, obj, "kind")
-    text = _opt_str(path, where, obj, "text")
-    if kind is None or text is None:
-        raise PadError(path, '"kind" and "text" must be strings, not null', where)
+    get = obj.get
+    kind = get("kind", _MISSING)
+    text = get("text", _MISSING)
+    if kind is _MISSING:
+        raise PadError(path, 'missing "kind"', where)
+    if text is _MISSING:
+        raise PadError(path, 'missing "text"', where)
+    if type(kind) is not str or type(text) is not str or surrogates:
+        kind = _opt_str(path, where, obj, "kind")
+        text = _opt_str(path, where, obj, "text")
+        if kind is None or text is None:
+            raise PadError(path, '"kind" and "text" must be strings, not null', where)
     if not kind:
         raise PadError(path, '"kind" must not be empty', where)
-    sealed = obj.get("sealed", False)
-    if sealed is None:
-        sealed = False
-    if not isinstance(sealed, bool):
-        raise PadError(path, f'"sealed" must be true or false, got {_kind(sealed)}', where)
-    derived = obj.get("derived_from")
-    if derived is None:
-        derived = []
-    if not isinstance(derived, list) or not all(isinstance(d, str) for d in derived):
+    sealed = get("sealed", False)
+    if sealed is not True and sealed is not False:
+        if sealed is None:
+            sealed = False
+        elif not isinstance(sealed, bool):
+            raise PadError(path, f'"sealed" must be true or false, got {_kind(sealed)}', where)
+    derived = get("derived_from")
+    derived_from: tuple[str, ...] = ()
+    if derived:
+        if not isinstance(derived, list) or not all(isinstance(d, str) for d in derived):
+            raise PadError(path, '"derived_from" must be an array of id strings', where)
+        if surrogates:
+            for d in derived:
+                _check_text(path, where, "derived_from", d)
+        derived_from = tuple(derived)
+    elif derived is not None and not isinstance(derived, list):  # "", 0, false, {}
         raise PadError(path, '"derived_from" must be an array of id strings', where)
-    for d in derived:
-        _check_text(path, where, "derived_from", d)
-    return Entry(
-        kind=kind,
-        text=text,
-        sealed=sealed,
-        id=_opt_str(path, where, obj, "id"),
-        derived_from=tuple(derived),
-        op=_opt_str(path, where, obj, "op"),
-        index=index,
-        raw=obj,
-        source=source,
+    eid = get("id")
+    if eid is not None and (surrogates or type(eid) is not str):
+        eid = _opt_str(path, where, obj, "id")
+    op = get("op")
+    if op is not None and (surrogates or type(op) is not str):
+        op = _opt_str(path, where, obj, "op")
+    return _entry(kind, text, sealed, eid, derived_from, op, index, obj, source)
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _entry(
+    kind: str,
+    text: str,
+    sealed: bool,
+    id: str | None,
+    derived_from: tuple[str, ...],
+    op: str | None,
+    index: int,
+    raw: dict[str, Any],
+    source: str | None,
+) -> Entry:
+    """``Entry(...)``, made the fast way: a frozen dataclass sets its fields one by one through
+    ``object.__setattr__``, which is most of the cost of reading a large pad; this sets its
+    ``__dict__`` at once (tests check that the two are the same entry, field for field)."""
+    e: Entry = _new(Entry)
+    _set(
+        e,
+        "__dict__",
+        {
+            "kind": kind,
+            "text": text,
+            "sealed": sealed,
+            "id": id,
+            "derived_from": derived_from,
+            "op": op,
+            "index": index,
+            "raw": raw,
+            "source": source,
+        },
     )
+    return e
 
 
 # --- JSON Lines -----------------------------------------------------------------------------
@@ -344,6 +616,7 @@ def _parse_jsonl(path: str, text: str) -> tuple[Pad, Layout]:
     pieces: list[str] = []
     pending = ""
     newline = "\r\n" if "\r\n" in body else "\r" if "\r" in body and "\n" not in body else "\n"
+    surrogates = _SURROGATE_ESCAPE.search(body) is not None
     for lineno, line in enumerate(_lines(body), start=1):
         if not line.strip(_WS):
             pending += line
@@ -360,7 +633,8 @@ def _parse_jsonl(path: str, text: str) -> tuple[Pad, Layout]:
         except ValueError as exc:  # e.g. an integer past Python's digit limit
             raise PadError(path, f"invalid JSON: {str(exc).split(';')[0]}", where) from None
         stripped = line.rstrip("\r\n")
-        entries.append(entry_from(path, obj, len(entries), where, stripped.strip(_WS)))
+        source = stripped.strip(_WS)
+        entries.append(entry_from(path, obj, len(entries), where, source, surrogates=surrogates))
         pieces.append(pending + line)
         pending = ""
     layout = Layout("jsonl", head, pending, tuple(pieces), None, "", False, newline)
@@ -383,7 +657,15 @@ def _lines(body: str) -> list[str]:
 
 
 def render(layout: Layout, entries: Sequence[Entry]) -> str:
-    """The file's new text: untouched entries keep their source, changed ones are dumped."""
+    """The file's new text: untouched entries keep their source, changed ones are dumped.
+
+    ValueError for a format that is not written back (``.af``), or a new entry that a
+    Markdown pad cannot hold as written (see ``markdown.render``).
+    """
+    if layout.format in READ_ONLY_FORMATS:
+        raise ValueError(READ_ONLY_FORMATS[layout.format])
+    if layout.md is not None:
+        return markdown.render(layout.md, entries)
     if layout.whole is not None:
         if not entries:
             return layout.head

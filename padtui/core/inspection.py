@@ -11,11 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from padtui.core.audit import Audit, audit
-from padtui.core.claims import pad_claims
+from padtui.core.audit import Audit, audit, totals
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
 from padtui.core.formats import PadFile
-from padtui.core.model import CAUTION_KINDS, Entry
+from padtui.core.model import Entry
 from padtui.core.store import Snapshot
 from padtui.core.tokens import TokenCounter, counter_for
 
@@ -52,6 +51,40 @@ class Version:
     @property
     def pad_file(self) -> PadFile:
         return self.snapshot.file
+
+
+def shared(old: PadFile, new: PadFile) -> PadFile:
+    """``new``, its unchanged entries (and the text between them) being ``old``'s own objects.
+
+    A live pad is mostly the same from one version to the next: keeping a thousand versions
+    then costs a thousand copies of the bytes, not a thousand parsed pads (and an audit
+    knows an entry that is the very same object for unchanged at a glance).
+    """
+    # a JSON entry is what its source text says: the same text, the same entry (elsewhere,
+    # a Markdown bullet's kind comes from its section: compare the entries themselves)
+    by_source = old.layout.format in ("json", "jsonl") and new.layout.format == old.layout.format
+    olds = old.pad.entries
+    moved: dict[str, Entry] | None = None  # old entries by source, if some moved
+    entries = []
+    for i, e in enumerate(new.pad.entries):
+        o = olds[i] if i < len(olds) else None
+        if o is None or o.source != e.source:  # not in its place: elsewhere, perhaps
+            if moved is None:
+                moved = {x.source: x for x in olds if x.source is not None}
+            o = moved.get(e.source) if e.source is not None else None
+        if o is None or e.source is None or (not by_source and (o != e or o.raw != e.raw)):
+            entries.append(e)
+        elif o.index == e.index:
+            entries.append(o)
+        else:  # moved: a new entry, made of the old one's parts
+            entries.append(replace(o, index=e.index))
+    before = old.layout.pieces
+    pieces = [
+        before[i] if i < len(before) and before[i] == p else p
+        for i, p in enumerate(new.layout.pieces)
+    ]
+    layout = replace(new.layout, pieces=tuple(pieces))
+    return replace(new, pad=replace(new.pad, entries=tuple(entries)), layout=layout)
 
 
 @dataclass(frozen=True)
@@ -91,6 +124,8 @@ class Inspection:
     status_detail: str = ""
     own_writes: set[str] = field(default_factory=set)
     clock: Callable[[], datetime] = utc_now  # when versions are seen, loss records stamped
+    keep_versions: int | None = None  # keep only the newest N versions in memory (None: all)
+    released: int = 0  # older versions let go of (the journal still holds them)
 
     @property
     def counter(self) -> TokenCounter:
@@ -120,13 +155,12 @@ class Inspection:
         if self.versions and self.current.digest == key:
             return None
         previous = self.versions[-1] if self.versions else None
+        if previous is not None:
+            snapshot = replace(snapshot, file=shared(previous.pad_file, pad_file))
+            pad_file = snapshot.file
         counter = self.counter
-        costs = counter.count_many(e.text for e in pad_file.pad.entries)
-        tokens = sum(costs)
-        caution = sum(
-            c for e, c in zip(pad_file.pad.entries, costs, strict=True) if e.kind in CAUTION_KINDS
-        )
-        sealed = sum(c for e, c in zip(pad_file.pad.entries, costs, strict=True) if e.sealed)
+        counted = totals(pad_file.pad, counter)
+        tokens, caution, sealed = counted.tokens, counted.caution, counted.sealed
         result = audit(previous.pad_file.pad, pad_file.pad, counter) if previous else None
         if origin is not None:
             pass
@@ -137,18 +171,22 @@ class Inspection:
         else:
             origin = "agent"
         version = Version(
-            number=len(self.versions),
+            number=self.released + len(self.versions),
             seen_at=now or self.clock(),
             snapshot=snapshot,
             digest=key,
             origin=origin,
             tokens=tokens,
             sealed_tokens=sealed,
-            claims=pad_claims(pad_file.pad.entries),
+            claims=counted.claims,
             caution_share=caution / tokens if tokens else 0.0,
             audit=result,
         )
         self.versions.append(version)
+        if self.keep_versions is not None and len(self.versions) > max(self.keep_versions, 1):
+            gone = len(self.versions) - max(self.keep_versions, 1)
+            del self.versions[:gone]
+            self.released += gone
         alarm = None
         if result is not None and result.verdict in ("corruption", "undeclared_loss"):
             alarm = Alarm(version, result)

@@ -36,6 +36,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -134,6 +135,7 @@ class Journal:
         self._versions: list[Version] = []
         self._depth: dict[int, int] = {}  # n -> versions since the last full list
         self._ino: tuple[int, int] | None = None
+        self._hash_of: dict[str, str] = {}  # source text -> its blob's hash (a memo)
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -399,7 +401,15 @@ class Journal:
                 blobs.append(_blob_record(h, piece))
             return h
 
-        cut = _cut(pad_file, data) if pad_file is not None else None
+        known = self._hash_of  # the blob of a source string seen before (most of a version)
+
+        def store_text(piece: str) -> str:
+            h = known.get(piece)
+            if h is None or h not in self._blobs:
+                h = known[piece] = store(piece.encode("utf-8"))
+            return h
+
+        cut = _cut_text(pad_file, data) if pad_file is not None else None
         if cut is None:
             rec["raw"] = store(data)
             return [*blobs, rec]
@@ -413,15 +423,14 @@ class Journal:
         if settings:
             rec["set"] = settings
         runs: list[list[Any]] = []
-        for g in glue:
-            text = g.decode("utf-8")
-            item = ["L", text] if len(text) <= INLINE_GLUE else ["B", store(g)]
+        for text in glue:
+            item = ["L", text] if len(text) <= INLINE_GLUE else ["B", store_text(text)]
             if runs and runs[-1][:2] == item:
                 runs[-1][2] += 1
             else:
                 runs.append([*item, 1])
         rec["glue"] = runs
-        hashes = [store(s) for s in sources]
+        hashes = [store_text(s) for s in sources]
         rec.update(self._delta(hashes))
         return [*blobs, rec]
 
@@ -430,14 +439,12 @@ class Journal:
         if base is None or self._depth.get(base.n, 0) + 1 >= CHECKPOINT:
             return {"list": hashes}
         old = base.entries
+        most = min(len(old), len(hashes))
         keep = 0
-        while keep < min(len(old), len(hashes)) and old[keep] == hashes[keep]:
+        while keep < most and old[keep] == hashes[keep]:
             keep += 1
         tail = 0
-        while (
-            tail < min(len(old), len(hashes)) - keep
-            and old[len(old) - 1 - tail] == hashes[len(hashes) - 1 - tail]
-        ):
+        while tail < most - keep and old[-1 - tail] == hashes[-1 - tail]:
             tail += 1
         mid = hashes[keep : len(hashes) - tail]
         if len(mid) + 4 >= len(hashes):
@@ -451,25 +458,43 @@ def _cut(pad_file: PadFile, data: bytes) -> tuple[list[bytes], list[bytes]] | No
     ``glue[0] + src[0] + glue[1] + ... + glue[-1]`` is exactly ``data``; None when the
     entries' sources cannot be found in order (then the version is stored whole).
     """
+    cut = _cut_text(pad_file, data)
+    if cut is None:
+        return None
+    glue, sources = cut
+    return [g.encode("utf-8") for g in glue], [s.encode("utf-8") for s in sources]
+
+
+_GLUE = re.compile(r"[\s,\[\]]*")
+
+
+def _cut_text(pad_file: PadFile, data: bytes) -> tuple[list[str], list[str]] | None:
+    """``_cut``, in text: the entries' sources are the pad's own strings (which the versions
+    seen live share when an entry did not change, so that their blobs are known at once)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    glue: list[bytes] = []
-    sources: list[bytes] = []
+    glue: list[str] = []
+    sources: list[str] = []
     pos = 0
+    find, starts, glue_run = text.find, text.startswith, _GLUE.match
     for e in pad_file.pad.entries:
-        if not e.source:
+        source = e.source
+        if not source:
             return None
-        at = text.find(e.source, pos)
+        # an entry's source comes right after white space and punctuation (in a JSON pad);
+        # look there first, then search
+        m = glue_run(text, pos)
+        at = m.end() if m is not None and starts(source, m.end()) else find(source, pos)
         if at < 0:
             return None
-        glue.append(text[pos:at].encode("utf-8"))
-        sources.append(e.source.encode("utf-8"))
-        pos = at + len(e.source)
-    glue.append(text[pos:].encode("utf-8"))
-    rebuilt = glue[0] + b"".join(s + g for s, g in zip(sources, glue[1:], strict=True))
-    if rebuilt != data:
+        glue.append(text[pos:at])
+        sources.append(source)
+        pos = at + len(source)
+    glue.append(text[pos:])
+    rebuilt = glue[0] + "".join(s + g for s, g in zip(sources, glue[1:], strict=True))
+    if rebuilt != text:
         return None
     return glue, sources
 

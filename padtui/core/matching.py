@@ -42,15 +42,15 @@ def match(old: Pad, new: Pad) -> dict[int, tuple[int, str]]:
     """
     found: dict[int, tuple[int, str]] = {}
     taken: set[int] = set()
-    by_id: dict[str, int] = {}
-    for n in new.entries:
-        if n.id is not None:
-            by_id.setdefault(n.id, n.index)
+    # (the first entry with an id is the one it names: built from the end, the first wins)
+    by_id = {n.id: n.index for n in reversed(new.entries) if n.id is not None}
     for o in old.entries:
         hit = by_id.get(o.id) if o.id is not None else None
         if hit is not None and hit not in taken:
             found[o.index] = (hit, "id")
             taken.add(hit)
+    if len(found) == len(old.entries) or len(taken) == len(new.entries):
+        return found  # every entry on one side paired by id: nothing left to pair by text
     # exact text: first within the same region (a sealed copy is not the unsealed one it
     # duplicates), then across it (an entry sealed or unsealed as it is)
     for region in (True, False):

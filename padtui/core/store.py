@@ -240,13 +240,21 @@ def _still(st: os.stat_result, target: str) -> bool:
     )
 
 
-def read(path: str, *, journal: JournalArg = False, attempts: int = READ_ATTEMPTS) -> Snapshot:
+def read(
+    path: str,
+    *,
+    journal: JournalArg = False,
+    attempts: int = READ_ATTEMPTS,
+    previous: PadFile | None = None,
+) -> Snapshot:
     """Read a pad with its version stamp, for a commit to compare against.
 
     A read that does not parse, or that catches the file changing or vanishing under it, is
     retried a few times over a few milliseconds (an agent's save may be half done); if it
     still fails, the last PadError is raised. With ``journal`` the version is journaled as
     seen (``True``: the pad's default journal; a path or a :class:`Journal`: that one).
+    ``previous``, the version read before, makes reading a large pad that changed little
+    cheap (see ``formats.parse``).
     """
     fmt = format_of(path)
     last: PadError | None = None
@@ -265,7 +273,7 @@ def read(path: str, *, journal: JournalArg = False, attempts: int = READ_ATTEMPT
             last = exc  # gone for a moment: an agent that deletes, then writes anew
             continue
         try:
-            pad_file = parse(path, data, fmt)
+            pad_file = parse(path, data, fmt, previous)
         except PadError as exc:
             last = exc  # perhaps half written
             continue

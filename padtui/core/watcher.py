@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from padtui.core import store
@@ -33,18 +33,21 @@ class Reading:
         return self.snapshot.file if self.snapshot is not None else None
 
 
-def read_once(path: str) -> Reading:
-    """Read the pad with its version stamp; torn reads are retried for a few ms first."""
+def read_once(path: str, previous: PadFile | None = None) -> Reading:
+    """Read the pad with its version stamp; torn reads are retried for a few ms first.
+
+    ``previous`` (the version on screen) lets a large pad that changed little be read
+    cheaply: only its changed entries are parsed."""
     try:
-        return Reading("version", store.read(path))
+        return Reading("version", store.read(path, previous=previous))
     except PadError as exc:
         if not os.path.lexists(path):
             return Reading("deleted", detail="the pad file is gone")
         return Reading("unreadable", detail=f"{store.UNREADABLE}: {exc.line()}")
 
 
-async def read_settled(path: str) -> Reading:
-    return await asyncio.to_thread(read_once, path)
+async def read_settled(path: str, previous: PadFile | None = None) -> Reading:
+    return await asyncio.to_thread(read_once, path, previous)
 
 
 def watched_places(path: str) -> tuple[set[str], set[str]]:
@@ -58,12 +61,18 @@ async def watch_pad(
     stop: asyncio.Event | None = None,
     step_ms: int = 5,
     debounce_ms: int = 50,
+    previous: Callable[[], PadFile | None] | None = None,
 ) -> AsyncIterator[Reading]:
     """Yield the current reading, then a new one after every change to the pad's path.
 
     The folder watch is armed before the first reading is taken, so a write that lands
     between the two is not missed: once the first reading is out, every later write is seen.
+    ``previous`` says which version is on screen: each read is made against it.
     """
+
+    def before() -> PadFile | None:
+        return previous() if previous is not None else None
+
     from watchfiles import awatch
 
     folders, names = watched_places(path)
@@ -84,13 +93,13 @@ async def watch_pad(
     pending: asyncio.Future[object] = asyncio.ensure_future(anext(changes))
     try:
         await asyncio.sleep(0)
-        yield await read_settled(path)
+        yield await read_settled(path, before())
         while True:
             try:
                 await pending
             except StopAsyncIteration:
                 return
-            yield await read_settled(path)
+            yield await read_settled(path, before())
             pending = asyncio.ensure_future(anext(changes))
     finally:
         pending.cancel()

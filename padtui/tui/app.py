@@ -22,6 +22,7 @@ from textual.widgets import Footer, Static
 from padtui.core import store
 from padtui.core.compaction import Plan
 from padtui.core.errors import PadError
+from padtui.core.formats import PadFile
 from padtui.core.inspection import Inspection, Observed
 from padtui.core.store import Snapshot
 from padtui.core.text import clean
@@ -207,7 +208,7 @@ class PadApp(App[int]):
     @work(exclusive=True, group="watch")
     async def watch_pad(self) -> None:
         first = True
-        async for reading in watch_pad(self.inspection.path):
+        async for reading in watch_pad(self.inspection.path, previous=self._on_screen):
             if first:  # the initial reading was taken on mount
                 first = False
                 self.watch_armed.set()  # (the top bar says "live" from now on)
@@ -217,6 +218,11 @@ class PadApp(App[int]):
                     self.refresh_view()
                 continue
             self.take(reading)
+
+    def _on_screen(self) -> PadFile | None:
+        """The version on screen: a new one is read against it (only its changes parsed)."""
+        insp = self.inspection
+        return insp.current.pad_file if insp.versions else None
 
     # --- readings ------------------------------------------------------------------------
 

@@ -96,3 +96,19 @@ def test_plan_reports_claims_before_and_after_the_pass() -> None:
     refused = plan(pad, 3, "strict", counter)
     assert refused.refused
     assert refused.claims_after == refused.claims_before
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=list("12a_é٣.!?;:-#* \t\r\n\x0b\x0c\x85\u00a0\u2028"), max_size=40))
+def test_fast_count_agrees_with_the_claims(text: str) -> None:
+    """``count_claims`` counts without splitting; it must agree with ``split_claims``."""
+    count_claims.cache_clear()
+    assert count_claims(text) == len(split_claims(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [". " + " " * 200_000 + ".", "; " * 100_000, "-" * 100_000 + ". " + "-" * 100_000],
+)
+def test_counting_claims_never_backtracks(text: str) -> None:
+    assert count_claims(text) == len(split_claims(text))

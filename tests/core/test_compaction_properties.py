@@ -282,6 +282,8 @@ def test_strict_never_commits_an_unsafe_pass(case: tuple[Pad, int]) -> None:
     assert record.sealed
     assert record.kind == "loss_record"
     assert record.id is not None and pad.find(record.id) is None  # a fresh id
+    assert got.record_tokens == cost(record.text)  # counted as tiktoken counts it
+    assert got.tokens_after == sum(cost(e.text) for e in got.result()) <= budget
     for e in got.dropped:
         assert names(record, e), f"loss record does not name {e.label}: {record.text}"
     # the commit: the file's order minus the drops, then the record
@@ -295,3 +297,17 @@ def test_strict_never_commits_an_unsafe_pass(case: tuple[Pad, int]) -> None:
 def test_plan_never_raises_for_any_budget(pad: Pad, budget: int) -> None:
     for policy in ("strict", "seed"):
         check_explained(plan(pad, budget, policy, COUNTER), policy)
+
+
+@PROPS
+@given(
+    parts=st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=8),
+    head=st.text(max_size=20),
+)
+def test_a_record_costs_the_sum_of_its_parts(parts: list[str], head: str) -> None:
+    """The strict plan counts its loss record part by part (cached): the same count as
+    tiktoken gives the whole text, whatever the names and quotes in it."""
+    from padtui.core.compaction import record_cost
+
+    head += ": "
+    assert record_cost(COUNTER, head, parts) == cost(head + "; ".join(parts))

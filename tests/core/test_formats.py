@@ -486,3 +486,179 @@ def test_load_reads_the_file(tmp_path: Path) -> None:
     assert pf.path == str(path)
     assert pf.pad.entries[0].text == "café"
     assert formats.to_bytes(render(pf.layout, pf.pad.entries)) == data
+
+
+def test_entries_read_fast_are_entries_field_for_field() -> None:
+    """The reader builds entries without the dataclass's __init__: the same entry."""
+    import dataclasses
+
+    from padtui.core.formats import _entry
+    from padtui.core.model import Entry
+
+    values = ("note", "text", True, "e-1", ("a", "b"), "merge", 3, {"kind": "note"}, "{}")
+    names = [f.name for f in dataclasses.fields(Entry)]
+    fast, slow = _entry(*values), Entry(*values)
+    assert names == list(vars(fast))  # every field, in order: none missing, none added
+    for name in names:
+        assert getattr(fast, name) == getattr(slow, name)
+    assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
+
+
+json_values = st.recursive(
+    scalars | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+entry_like = st.fixed_dictionaries(
+    {"kind": st.sampled_from(["note", "plan", "constraint"]), "text": st.text(max_size=10)},
+    optional={"sealed": st.booleans(), "id": st.text(max_size=4), "extra": json_values},
+)
+documents = st.one_of(
+    st.lists(entry_like, max_size=4),
+    st.fixed_dictionaries(
+        {"entries": st.lists(entry_like, max_size=4)},
+        optional={"budget_tokens": st.integers(0, 10**6), "other": json_values},
+    ),
+    json_values,
+)
+
+
+def writable(entry: dict[str, Any]) -> bool:
+    """No lone surrogate (from a damaged escape) in a field padtui reads."""
+    try:
+        json.dumps(
+            [entry.get(k) for k in ("kind", "text", "id", "op")], ensure_ascii=False
+        ).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    doc=documents,
+    indent=st.sampled_from([None, 1, 2, "\t"]),
+    cut=st.integers(min_value=0, max_value=400),
+    garble=st.sampled_from(["", ",", "]", "}", " x", '"', "\ufeff", "[", "{"]),
+)
+def test_the_one_pass_reader_accepts_what_json_accepts(
+    doc: Any, indent: Any, cut: int, garble: str
+) -> None:
+    """The reader walks a JSON pad once (json's own scanner for every value): it must accept
+    exactly the texts json.loads accepts, and read the same entries from them."""
+    text = json.dumps(doc, indent=indent)
+    if garble:  # a damaged text: something inserted somewhere
+        at = cut % (len(text) + 1)
+        text = text[:at] + garble + text[at:]
+    try:
+        want = json.loads(text.removeprefix(BOM))
+    except ValueError:
+        want = ValueError
+    try:
+        got = read("pad.json", text)
+    except formats.PadError:
+        got = None
+    if want is ValueError:
+        assert got is None
+        return
+    if isinstance(want, dict | list):  # read in one pass, not by the fallback to json.loads
+        start = formats._skip(text, len(BOM) if text.startswith(BOM) else 0)
+        assert formats._scan_json(text, start)[0] == want
+    items = want.get("entries") if isinstance(want, dict) else want
+    good = (
+        isinstance(items, list)
+        and all(
+            isinstance(e, dict)
+            and isinstance(e.get("kind"), str)
+            and e["kind"]
+            and isinstance(e.get("text"), str)
+            and writable(e)
+            for e in items
+        )
+        and not (
+            isinstance(want, dict)
+            and "budget_tokens" in want
+            and not isinstance(want["budget_tokens"], int)
+        )
+    )
+    if not (isinstance(want, dict | list)) or (
+        isinstance(want, dict) and "entries" in want and not isinstance(items, list)
+    ):
+        assert got is None
+        return
+    if got is None:
+        assert not good
+        return
+    assert [e.raw for e in got.pad.entries] == (items or [])
+    assert render(got.layout, got.pad.entries) == text  # and it writes back byte for byte
+
+
+edits = st.lists(
+    st.tuples(
+        st.sampled_from(["edit", "insert", "delete", "move", "space", "head", "tail", "break"]),
+        st.integers(min_value=0, max_value=50),
+        st.text(max_size=6),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    doc=st.one_of(
+        st.lists(entry_like, min_size=1, max_size=6),
+        st.fixed_dictionaries(
+            {"entries": st.lists(entry_like, min_size=1, max_size=6)},
+            optional={"budget_tokens": st.integers(0, 10**6), "other": json_values},
+        ),
+    ),
+    indent=st.sampled_from([None, 1, 2, "\t"]),
+    changes=edits,
+)
+def test_a_version_read_against_the_one_before_is_read_as_in_full(
+    doc: Any, indent: Any, changes: list[tuple[str, int, str]]
+) -> None:
+    """A live pad is read against its previous version (only what changed is parsed): the
+    result must be what a full read gives, entry for entry and byte for byte, and bad JSON
+    must be refused just the same."""
+    old_text = json.dumps(doc, indent=indent)
+    previous = read("pad.json", old_text)
+    items = doc["entries"] if isinstance(doc, dict) else doc
+    text = old_text
+    for what, n, word in changes:
+        items = list(items)
+        i = n % len(items) if items else 0
+        if what == "edit" and items:
+            items[i] = dict(items[i], text=items[i]["text"] + word)
+        elif what == "insert":
+            items.insert(i, {"kind": "note", "text": word})
+        elif what == "delete" and items:
+            del items[i]
+        elif what == "move" and items:
+            items.append(items.pop(i))
+        new_doc = dict(doc, entries=items) if isinstance(doc, dict) else items
+        text = json.dumps(new_doc, indent=indent)
+        if what == "space":  # the same entries, laid out otherwise
+            text = text.replace(",", " ,", 1 + n % 3)
+        elif what == "head":
+            text = " " + text
+        elif what == "tail":
+            text = text + "\n"
+        elif what == "break":  # a torn or bad write
+            text = text[: n % (len(text) + 1)] + word
+    try:
+        full = read("pad.json", text)
+    except formats.PadError as exc:
+        with pytest.raises(formats.PadError) as info:
+            parse("pad.json", text.encode("utf-8"), previous=previous)
+        assert str(info.value) == str(exc)
+        return
+    got = parse("pad.json", text.encode("utf-8"), previous=previous)
+    assert got.layout == full.layout
+    assert got.pad == full.pad
+    for a, b in zip(got.pad.entries, full.pad.entries, strict=True):
+        assert (a.raw, a.source, a.index) == (b.raw, b.source, b.index)
+    assert render(got.layout, got.pad.entries) == text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from padtui.core.audit import audit
@@ -21,7 +23,7 @@ def play(tmp_path, name, mode="atomic"):
         if result.halted:
             halted = result
             break
-    audits = [audit(old, new) for old, new in zip(written, written[1:], strict=False)]
+    audits = [audit(old, new) for old, new in pairwise(written)]
     return audits, halted, agent
 
 

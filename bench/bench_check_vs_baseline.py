@@ -1,0 +1,142 @@
+"""`padtui check` against the plain baseline (bench/baseline_seed.py), run alternately.
+
+Run: python bench/bench_check_vs_baseline.py [--tokens 4000 1000000] [--pairs 15]
+
+For each pad size it writes a synthetic pad (bench/padgen.py: realistic entries, a sealed
+region with a loss record, 80 % of its tokens as the budget), checks that both programs make
+the same decision on it (``padtui check --policy seed`` keeps what the seed's ``compact()``
+keeps), then runs the two as child processes of this one, alternately (baseline first in even
+pairs, padtui first in odd ones, so that neither gains from the other's warm caches or from
+a quieter moment), and reports the wall time of each whole process (start-up included), its
+CPU time, and the ratio padtui / baseline: the ratio of the medians, and the median of the
+ratios of the pairs. ``padtui check`` runs with its default policy, strict, which does more
+than the seed (the loss record, the claims, the report).
+
+Both run as an installed program runs: Python's bytecode cache on (the environment variable
+PYTHONDONTWRITEBYTECODE is dropped; the cache goes to a temporary folder), after warm-up
+runs that fill it, and fill padtui's cache of the parsed token ranks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import padgen  # noqa: E402
+
+BASELINE = os.path.join(HERE, "baseline_seed.py")
+
+
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (KiB) of one child process."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read() if proc.stderr else b""
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd} failed ({proc.returncode}): {err.decode()[:500]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def agree(py: str, pad: str, env: dict[str, str]) -> str:
+    """Both programs make the same decision on the pad (the seed policy is the baseline's)."""
+    base = subprocess.run([py, BASELINE, pad], capture_output=True, text=True, env=env)
+    ours = subprocess.run(
+        [py, "-m", "padtui", "check", pad, "--policy", "seed", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    report = json.loads(ours.stdout)
+    kept = len(report["kept"])
+    if f"kept {kept} of" not in base.stdout:
+        raise SystemExit(f"the two disagree on {pad}: {base.stdout!r} vs kept {kept}")
+    return base.stdout.strip()
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tokens", type=int, nargs="+", default=[4000, 1_000_000])
+    ap.add_argument("--pairs", type=int, default=15)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    args = ap.parse_args()
+    py = sys.executable
+    results = []
+    with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+        env["XDG_STATE_HOME"] = os.path.join(tmp, "state")
+        env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+        print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+        for tokens in args.tokens:
+            pad = os.path.join(tmp, f"pad-{tokens}.json")
+            size = padgen.make_pad(pad, tokens)
+            decision = agree(py, pad, env)
+            ours_cmd = [py, "-m", "padtui", "check", pad]
+            base_cmd = [py, BASELINE, pad]
+            for _ in range(args.warmup):
+                run(base_cmd, env)
+                run(ours_cmd, env)
+            base: list[tuple[float, float, int]] = []
+            ours: list[tuple[float, float, int]] = []
+            for i in range(args.pairs):
+                if i % 2 == 0:
+                    base.append(run(base_cmd, env))
+                    ours.append(run(ours_cmd, env))
+                else:
+                    ours.append(run(ours_cmd, env))
+                    base.append(run(base_cmd, env))
+            bw = [b[0] for b in base]
+            ow = [o[0] for o in ours]
+            row = {
+                "tokens_target": tokens,
+                "bytes": size,
+                "decision": decision,
+                "baseline_wall_median": statistics.median(bw),
+                "padtui_wall_median": statistics.median(ow),
+                "baseline_wall_p90": pct(bw, 0.9),
+                "padtui_wall_p90": pct(ow, 0.9),
+                "baseline_cpu_median": statistics.median(b[1] for b in base),
+                "padtui_cpu_median": statistics.median(o[1] for o in ours),
+                "baseline_rss_kib": max(b[2] for b in base),
+                "padtui_rss_kib": max(o[2] for o in ours),
+                "ratio_of_medians": statistics.median(ow) / statistics.median(bw),
+                "median_pair_ratio": statistics.median(o / b for o, b in zip(ow, bw, strict=True)),
+                "pairs": args.pairs,
+            }
+            results.append(row)
+            print(
+                f"{tokens:>9} tokens ({size / 1024:,.0f} KiB; {decision}): "
+                f"baseline {row['baseline_wall_median'] * 1000:.0f} ms "
+                f"(cpu {row['baseline_cpu_median'] * 1000:.0f}), "
+                f"padtui check {row['padtui_wall_median'] * 1000:.0f} ms "
+                f"(cpu {row['padtui_cpu_median'] * 1000:.0f}); "
+                f"ratio {row['ratio_of_medians']:.2f} "
+                f"(median of {args.pairs} pairs: {row['median_pair_ratio']:.2f})",
+                flush=True,
+            )
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

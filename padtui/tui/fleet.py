@@ -1,0 +1,669 @@
+"""The fleet view (``padtui DIR``): every pad in a folder, one row each, live.
+
+Developers who run agents run many. This watches a folder (not recursively) and keeps one
+:class:`~padtui.core.inspection.Inspection` per pad file in it (``.json``, ``.jsonl``,
+``.md``; hidden files are passed over: agents write their temporary files so), so that every
+pad's successive versions are audited as the inspector audits them. Each row shows the pad's
+name, a small gauge, tokens against the budget, the time of its last change, the worst verdict
+seen and the number of alarms, and whether it is readable right now. ``enter`` opens the pad
+in the inspector, ``escape`` comes back.
+
+The fleet is the inspector app itself (:class:`FleetApp` is a :class:`PadApp`): the rows are a
+screen pushed over the inspector's own screen, and opening a pad points the inspector at that
+pad's inspection and uncovers it. Everything the inspector does (trial, commit, history,
+alarms) works on a pad opened from the fleet.
+
+Reading and auditing happen off the screen's thread: the folder watch merges bursts of events
+(a batch per quiet moment, and everything that happened while a batch was being read joins the
+next one), a worker thread reads and audits the pads a batch names, and the table is updated
+once per batch. The pad open in the inspector is read there too, but handed to the inspector
+to take in, as its own watch would. Each pad keeps its newest versions in memory
+(``KEEP_VERSIONS``); its journal keeps them all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widgets import Footer, Static
+
+from padtui.core import store
+from padtui.core.errors import EncodingUnavailable, PadError
+from padtui.core.inspection import Alarm, Inspection, Observed
+from padtui.core.text import clean, one_line
+from padtui.core.watcher import Reading, read_once
+from padtui.tui.app import VERDICT_STYLES, PadApp
+from padtui.tui.widgets import gauge_text
+
+PAD_SUFFIXES = (".json", ".jsonl", ".md")
+KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps them all)
+GAUGE_WIDTH = 12
+STEP_MS = 20  # the folder watch: a batch once no event came for this long ...
+DEBOUNCE_MS = 200  # ... or this long after its first event, whichever comes first
+SWITCH_INTERVAL = 0.001  # seconds: see FleetApp.start_fleet
+# how bad a verdict is: the worst one seen stays on a pad's row
+SEVERITY = {
+    "initial": 0,
+    "unchanged": 0,
+    "growth": 1,
+    "compaction": 2,
+    "undeclared_loss": 3,
+    "corruption": 4,
+}
+NAME_WIDTH = 40  # the pad column grows with the names, up to this
+COLUMN_GAP = 2
+COLUMNS = (
+    ("pad", "pad", None),
+    ("gauge", "gauge", GAUGE_WIDTH),
+    ("tokens", "tokens/budget", 15),
+    ("changed", "last change", 11),
+    ("worst", "worst verdict", 17),
+    ("alarms", "alarms", 6),
+    ("state", "state", 36),
+)
+# the inspector's actions, which mean nothing while the fleet is on screen
+INSPECTOR_ACTIONS = frozenset(
+    {
+        "trial",
+        "step_next",
+        "step_prev",
+        "leave_trial",
+        "commit",
+        "externalize",
+        "budget_down",
+        "budget_up",
+        "budget_set",
+        "switch_policy",
+        "history",
+        "alarms",
+        "concept",
+        "fleet",
+    }
+)
+
+
+def is_pad_name(name: str) -> bool:
+    """A file name the fleet shows: a pad's extension, and not hidden."""
+    return not name.startswith(".") and name.lower().endswith(PAD_SUFFIXES)
+
+
+@dataclass(eq=False)
+class FleetPad:
+    """One pad of the fleet: its inspection, and what its row shows."""
+
+    name: str
+    path: str
+    inspection: Inspection
+    lock: threading.Lock = field(default_factory=threading.Lock)  # whoever audits it holds it
+    is_open: bool = False  # in the inspector (which then takes its readings in)
+    worst: str = "initial"  # the worst verdict of any rewrite seen
+    looked_at: int = 0  # versions already counted into ``worst``
+    journal_error: str | None = None
+
+    def update_worst(self) -> str:
+        insp = self.inspection
+        fresh = insp.released + len(insp.versions) - self.looked_at
+        for v in insp.versions[-fresh:] if fresh > 0 else ():
+            if SEVERITY.get(v.verdict, 0) > SEVERITY.get(self.worst, 0):
+                self.worst = v.verdict
+        self.looked_at = insp.released + len(insp.versions)
+        return self.worst
+
+    def cells(self) -> list[Text]:
+        """The row: name, gauge, tokens/budget, last change, worst verdict, alarms, state."""
+        insp = self.inspection
+        worst = self.update_worst()
+        name = Text(clean(self.name), style="bold", no_wrap=True, overflow="ellipsis")
+        if insp.versions:
+            v = insp.current
+            budget = insp.budget
+            gauge = gauge_text(v.sealed_tokens, v.tokens - v.sealed_tokens, budget, GAUGE_WIDTH)
+            tokens = Text(f"{v.tokens}/{budget}", style="bold red" if v.tokens > budget else "")
+            changed = Text(v.seen_at.astimezone().strftime("%H:%M:%S"))
+        else:
+            gauge = Text("·" * GAUGE_WIDTH, style="dim")
+            tokens = Text("–", style="dim")
+            changed = Text("–", style="dim")
+        verdict = Text(f" {worst} ", style=VERDICT_STYLES.get(worst, ""))
+        alarms = len(insp.alarms)
+        count = Text(str(alarms), style="bold white on red" if alarms else "dim")
+        return [name, gauge, tokens, changed, verdict, count, self.state()]
+
+    def state(self) -> Text:
+        insp = self.inspection
+        if not insp.versions:
+            if insp.status == "waiting":
+                return Text("… reading", style="dim")
+            problem = insp.status_detail.removeprefix(f"{store.UNREADABLE}: ")
+            problem = problem.removeprefix(f"{self.path}: ")  # the row names the pad
+            return Text("✖ " + one_line(problem, 80), style="bold red")
+        if insp.status == "unreadable":
+            return Text("◌ mid-write?", style="yellow")
+        if insp.status == "deleted":
+            return Text("✕ deleted", style="red")
+        return Text("● live", style="green")
+
+
+class FleetTable(ScrollView, can_focus=True):
+    """The rows of the fleet, on Textual's line API: one cached strip per row.
+
+    A fleet of live pads changes a hundred rows a second; a table that redraws every cell
+    whenever one changes (``DataTable`` does) spends the screen's time redrawing. Here a
+    changed row is rendered once, into one strip, and a frame only copies strips (the
+    cursor's row gets its highlight on top).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home,ctrl+home", "edge(0)", "First", show=False),
+        Binding("end,ctrl+end", "edge(1)", "Last", show=False),
+        Binding("enter", "open", "Open", id="fleet.open", tooltip="Open the pad in the inspector"),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"fleet-table--cursor"}
+    DEFAULT_CSS = """
+    FleetTable { height: 1fr; }
+    FleetTable > .fleet-table--cursor {
+        background: $block-cursor-blurred-background;
+    }
+    FleetTable:focus > .fleet-table--cursor {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+        text-style: $block-cursor-text-style;
+    }
+    """
+
+    class Opened(Message):
+        """``enter`` on a row: open its pad."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    cursor: reactive[int] = reactive(0, init=False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.names: list[str] = []  # the rows, top to bottom (by name)
+        self.cells: dict[str, list[Text]] = {}
+        self._strips: dict[str, Strip] = {}  # each row rendered (without the cursor)
+        self.name_width = 12
+
+    # --- rows ----------------------------------------------------------------------------
+
+    def set_row(self, name: str, cells: list[Text]) -> None:
+        """Add the row, or change it (only its own strip is rendered again)."""
+        if name not in self.cells:
+            keep = self.highlighted
+            bisect.insort(self.names, name)
+            width = min(max(len(name), self.name_width), NAME_WIDTH)
+            if width != self.name_width:  # (every row lines up again)
+                self.name_width = width
+                self._strips.clear()
+            if keep is not None:
+                self.cursor = self.names.index(keep)
+            self._resize()
+            self.cells[name] = cells
+            self.refresh()  # (the rows below moved down)
+            return
+        if self.cells[name] == cells:
+            return  # (a version that shows the same: nothing to draw)
+        self.cells[name] = cells
+        self._strips.pop(name, None)
+        index = bisect.bisect_left(self.names, name)
+        top = self.scroll_offset.y
+        if top <= index < top + self.size.height:
+            self.refresh_line(index)  # (only that line; one off screen is drawn when seen)
+
+    def row(self, name: str) -> list[str]:
+        """The row's cells as plain text."""
+        return [c.plain for c in self.cells[name]]
+
+    def line_text(self, cells: Sequence[Text]) -> Text:
+        """One row (or the header): its cells in their columns."""
+        line = Text(no_wrap=True, end="")
+        for (_key, _label, width), cell in zip(COLUMNS, cells, strict=True):
+            width = width or self.name_width
+            fitted = cell.copy()
+            fitted.truncate(width, overflow="ellipsis", pad=True)
+            line.append_text(fitted)
+            line.append(" " * COLUMN_GAP)
+        return line
+
+    @property
+    def row_count(self) -> int:
+        return len(self.names)
+
+    @property
+    def highlighted(self) -> str | None:
+        return self.names[self.cursor] if 0 <= self.cursor < len(self.names) else None
+
+    # --- drawing -------------------------------------------------------------------------
+
+    def _resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self.names))
+
+    def on_resize(self) -> None:
+        self._strips.clear()
+        self._resize()
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.size.width
+        if not 0 <= index < len(self.names):
+            return Strip.blank(width, self.rich_style)
+        name = self.names[index]
+        strip = self._strips.get(name)
+        if strip is None:
+            segments = list(self.line_text(self.cells[name]).render(self.app.console))
+            strip = Strip(segments).crop_extend(0, width, self.rich_style)
+            self._strips[name] = strip
+        if index == self.cursor:
+            strip = strip.apply_style(self.get_component_rich_style("fleet-table--cursor"))
+        return strip
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        top = self.scroll_offset.y
+        height = self.scrollable_content_region.height or 1
+        if new < top:
+            self.scroll_to(y=new, animate=False, immediate=True)
+        elif new >= top + height:
+            self.scroll_to(y=new - height + 1, animate=False, immediate=True)
+        self.refresh()
+
+    # --- keys and the mouse ----------------------------------------------------------------
+
+    def _move_to(self, index: int) -> None:
+        if self.names:
+            self.cursor = max(0, min(index, len(self.names) - 1))
+
+    def action_cursor(self, step: int) -> None:
+        self._move_to(self.cursor + step)
+
+    def action_page(self, pages: int) -> None:
+        self._move_to(self.cursor + pages * max(1, self.scrollable_content_region.height - 1))
+
+    def action_edge(self, last: int) -> None:
+        self._move_to(len(self.names) - 1 if last else 0)
+
+    def action_open(self) -> None:
+        name = self.highlighted
+        if name is not None:
+            self.post_message(self.Opened(name))
+
+    def on_click(self, event: events.Click) -> None:
+        self._move_to(self.scroll_offset.y + event.y)
+        if event.chain > 1:  # a double click opens the pad
+            self.action_open()
+
+
+class FleetScreen(Screen[None]):
+    """The table of pads (the inspector's screen lies under it)."""
+
+    DEFAULT_CSS = """
+    FleetScreen #fleet-top { height: 1; padding: 0 1; background: $panel; }
+    FleetScreen #fleet-head { height: 1; padding: 0 1; }
+    FleetScreen #fleet-table { height: 1fr; padding: 0 1; }
+    FleetScreen #fleet-status { height: auto; padding: 0 1; background: $boost; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="fleet-top")
+        yield Static(id="fleet-head")
+        yield FleetTable(id="fleet-table")
+        yield Static(id="fleet-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.draw_header()
+        self.table.focus()
+
+    def on_screen_resume(self) -> None:
+        self.table.focus()  # back from the inspector: the keys move the rows
+
+    def draw_header(self) -> None:
+        cells = [Text(label, style="bold") for _key, label, _width in COLUMNS]
+        self.query_one("#fleet-head", Static).update(self.table.line_text(cells))
+
+    @property
+    def table(self) -> FleetTable:
+        return self.query_one("#fleet-table", FleetTable)
+
+    def on_fleet_table_opened(self, event: FleetTable.Opened) -> None:
+        event.stop()
+        self.fleet.open_pad(event.name)
+
+    @property
+    def fleet(self) -> FleetApp:
+        app = self.app
+        assert isinstance(app, FleetApp)
+        return app
+
+
+class FleetApp(PadApp):
+    """Every pad of a folder, live; ``enter`` opens one in the inspector, ``escape`` returns."""
+
+    TITLE = "padtui fleet"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(b for b in PadApp.BINDINGS if not (isinstance(b, Binding) and b.key == "escape")),
+        Binding(
+            "escape",
+            "leave_trial",
+            "Fleet",
+            id="fleet.back",
+            tooltip="Leave the trial, else back to the fleet of pads",
+        ),
+    ]
+
+    def __init__(
+        self,
+        folder: str,
+        *,
+        budget: int | None = None,
+        policy: str = "strict",
+        encoding: str | None = None,
+        use_journal: bool = True,
+        keep_versions: int = KEEP_VERSIONS,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            folder,
+            budget=budget,
+            policy=policy,
+            encoding=encoding,
+            use_journal=use_journal,
+            **options,
+        )
+        self.folder = folder
+        self.keep_versions = keep_versions
+        self.pads: dict[str, FleetPad] = {}
+        self.open: FleetPad | None = None
+        self.fleet_ready = asyncio.Event()  # the first look at the folder is on screen
+        self.batches = 0  # batches of changes taken in (benchmarks and tests watch this)
+        self._stop = asyncio.Event()
+        self._switch_interval = sys.getswitchinterval()
+
+    # --- the fleet ---------------------------------------------------------------------------
+
+    @on(events.Mount)
+    async def start_fleet(self, event: events.Mount) -> None:
+        event.prevent_default()  # not the inspector's start (PadApp.on_mount): no one pad
+        # The worker thread reads and audits pads in Python, holding the interpreter; the
+        # screen's thread gets it back only when the worker is asked to let go, every
+        # "switch interval" (5 ms by default), and a key takes a few such turns. A shorter
+        # interval keeps keys quick while a hundred pads a second are read.
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        self.install_screen(FleetScreen(), name="fleet")
+        await self.push_screen("fleet")
+        self.watch_folder()
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+        sys.setswitchinterval(self._switch_interval)
+
+    @property
+    def fleet_screen(self) -> FleetScreen:
+        screen = self.get_screen("fleet")
+        assert isinstance(screen, FleetScreen)
+        return screen
+
+    @property
+    def showing_fleet(self) -> bool:
+        return isinstance(self.screen, FleetScreen)
+
+    @property
+    def highlighted(self) -> str | None:
+        return self.fleet_screen.table.highlighted
+
+    @work(exclusive=True, group="fleet")
+    async def watch_folder(self) -> None:
+        """The folder watch: arm it, take a first look at every pad, then follow changes."""
+        from watchfiles import awatch
+
+        folder = self.folder
+
+        def concerns_pads(_change: object, changed: str) -> bool:
+            return os.path.dirname(changed) == os.path.abspath(folder) and is_pad_name(
+                os.path.basename(changed)
+            )
+
+        changes = awatch(
+            os.path.abspath(folder),
+            watch_filter=concerns_pads,
+            recursive=False,
+            step=STEP_MS,
+            debounce=DEBOUNCE_MS,
+            stop_event=self._stop,
+        )
+        # the watch is armed in the first step of its first iteration: let it take that step,
+        # then look, so that no write between the look and the watch is missed
+        pending: asyncio.Future[Any] = asyncio.ensure_future(anext(changes))
+        try:
+            await asyncio.sleep(0)
+            names = await asyncio.to_thread(self._pad_names)
+            await self._take_in(names)
+            self.fleet_ready.set()
+            self.ready.set()
+            self.watch_armed.set()  # (the inspector's top bar says "live" on an open pad)
+            while True:
+                try:
+                    batch = await pending
+                except StopAsyncIteration:
+                    return
+                pending = asyncio.ensure_future(anext(changes))
+                await self._take_in({os.path.basename(path) for _change, path in batch})
+        finally:
+            pending.cancel()
+            await asyncio.gather(pending, return_exceptions=True)
+            await changes.aclose()
+
+    def _pad_names(self) -> list[str]:
+        try:
+            names = os.listdir(self.folder)
+        except OSError as exc:
+            self.call_from_thread(
+                self.notify, clean(f"{self.folder}: {exc.strerror}"), severity="error"
+            )
+            return []
+        return sorted(n for n in names if is_pad_name(n))
+
+    async def _take_in(self, names: Iterable[str]) -> None:
+        """Read and audit the pads named (in a worker thread), then show their rows."""
+        pads = []
+        for name in sorted(set(names)):
+            pad = self.pads.get(name)
+            if pad is None:
+                pad = self._new_pad(name)
+            pads.append(pad)
+        if not pads:
+            return
+        results = await asyncio.to_thread(self._read, pads)
+        self._show(results)
+        self.batches += 1
+
+    def _new_pad(self, name: str) -> FleetPad:
+        path = os.path.join(self.folder, name)
+        insp = Inspection(
+            path,
+            policy=self.inspection.policy,
+            budget_override=self.inspection.budget_override,
+            encoding=self.inspection.encoding,
+            keep_versions=self.keep_versions,
+            clock=self.inspection.clock,
+        )
+        return FleetPad(name, path, insp)
+
+    def _read(self, pads: Sequence[FleetPad]) -> list[tuple[FleetPad, Reading, Observed | None]]:
+        """(worker thread) A reading of each pad, audited against the one before, journaled.
+
+        The pad open in the inspector is only read: the inspector takes the reading in.
+        """
+        out = []
+        for pad in pads:
+            if os.path.isdir(pad.path):
+                continue
+            insp = pad.inspection
+            reading = read_once(pad.path, insp.current.pad_file if insp.versions else None)
+            observed = None
+            with pad.lock:
+                if not pad.is_open:
+                    observed = self._observe(pad, reading)
+            out.append((pad, reading, observed))
+        return out
+
+    def _observe(self, pad: FleetPad, reading: Reading) -> Observed | None:
+        insp = pad.inspection
+        if reading.state == "deleted":
+            insp.deleted()
+        elif reading.state == "unreadable":
+            insp.unreadable(reading.detail)
+        elif reading.snapshot is not None:
+            try:
+                observed = insp.observe(reading.snapshot)
+            except EncodingUnavailable as exc:  # the file names an encoding not here
+                insp.unreadable(str(exc))
+                return None
+            if observed is not None and self.use_journal:
+                try:
+                    store.record(reading.snapshot, True)
+                    pad.journal_error = None
+                except (OSError, PadError) as exc:
+                    pad.journal_error = str(exc)
+            return observed
+        return None
+
+    def _show(self, results: Sequence[tuple[FleetPad, Reading, Observed | None]]) -> None:
+        """(screen thread) Rows for what a batch found; alarms announced."""
+        screen = self.fleet_screen
+        table = screen.table
+        width = table.name_width
+        for pad, reading, observed in results:
+            if pad.is_open:
+                self.take(reading)
+            elif pad.name not in self.pads:
+                if not pad.inspection.versions and reading.state == "deleted":
+                    continue  # a file that came and went before it was seen
+                self.pads[pad.name] = pad
+            if observed is not None and observed.alarm is not None:
+                self._announce_fleet(pad, observed.alarm)
+            table.set_row(pad.name, pad.cells())
+        if table.name_width != width:
+            screen.draw_header()
+        self._draw_fleet_bars()
+        # what the pads hold stays for the session: set it aside from the cyclic garbage
+        # collector, whose full passes over a fleet's versions would freeze the screen
+        self.call_after_refresh(self._settle_memory)
+
+    def _announce_fleet(self, pad: FleetPad, alarm: Alarm) -> None:
+        codes = ", ".join(sorted({f.code for f in alarm.audit.critical})) or "UNDECLARED_LOSS"
+        if alarm.critical:
+            self.bell()
+            self.notify(
+                clean(f"{pad.name} v{alarm.version.number}: {codes}. Enter opens it."),
+                title="CORRUPTION",
+                severity="error",
+                timeout=15,
+            )
+
+    def _draw_fleet_bars(self) -> None:
+        screen = self.fleet_screen
+        pads = list(self.pads.values())
+        alarms = sum(len(p.inspection.alarms) for p in pads)
+        corrupt = sum(1 for p in pads if p.worst == "corruption")
+        top = Text("padtui fleet ", style="bold")
+        top.append(f"{len(pads)} pads", style="bold cyan")
+        if alarms:
+            top.append(f"  ⚠ {alarms} alarm{'s' if alarms != 1 else ''}", style="bold red")
+            top.append(f" ({corrupt} corrupted)", style="red")
+        top.append(f"  {clean(os.path.abspath(self.folder))}", style="dim")
+        self._update_if_new(screen.query_one("#fleet-top", Static), top)
+        status = Text(
+            "enter: open the pad · escape in the inspector: back here · q: quit", style="dim"
+        )
+        journal_errors = [p for p in pads if p.journal_error]
+        if journal_errors:
+            status.append(
+                f"\njournal not written for {len(journal_errors)} pads: "
+                + one_line(journal_errors[0].journal_error or "", 80),
+                style="yellow",
+            )
+        self._update_if_new(screen.query_one("#fleet-status", Static), status)
+
+    @staticmethod
+    def _update_if_new(widget: Static, content: Text) -> None:
+        """A bar is updated only when what it says changed (an update lays the screen out
+        again, which a fleet busy with a hundred saves a second cannot afford each time)."""
+        if widget.content != content:
+            widget.update(content)
+
+    # --- opening a pad and coming back -------------------------------------------------------
+
+    def open_pad(self, name: str) -> None:
+        pad = self.pads.get(name)
+        if pad is None or not self.showing_fleet:
+            return
+        with pad.lock:  # (the worker may be auditing it this very moment)
+            pad.is_open = True
+        self.open = pad
+        self.inspection = pad.inspection
+        self.pop_screen()
+        self.refresh_view()
+        self.query_one("#rewritable").focus()
+
+    def action_leave_trial(self) -> None:
+        if self.inspection.trial is not None:
+            super().action_leave_trial()
+        elif not self.showing_fleet:
+            self.action_fleet()
+
+    def action_fleet(self) -> None:
+        pad = self.open
+        if pad is not None:
+            with pad.lock:
+                pad.is_open = False
+            if pad.name in self.fleet_screen.table.cells:
+                self.fleet_screen.table.set_row(pad.name, pad.cells())
+            self._draw_fleet_bars()
+        if not self.showing_fleet:
+            self.push_screen("fleet")
+
+    def take(self, reading: Reading) -> None:
+        """The inspector takes a reading of the open pad in (under the pad's lock: a commit's
+        read-back may come in while the worker audits the pad after it was closed)."""
+        pad = self.open
+        lock = pad.lock if pad is not None else contextlib.nullcontext()
+        with lock:
+            super().take(reading)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The inspector's keys do nothing on the fleet (and are not in its footer)."""
+        if action in INSPECTOR_ACTIONS and self.showing_fleet:
+            return False
+        return super().check_action(action, parameters)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        if isinstance(screen, FleetScreen):
+            yield from super(PadApp, self).get_system_commands(screen)
+        else:
+            yield from super().get_system_commands(screen)
