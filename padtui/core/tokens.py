@@ -174,6 +174,7 @@ def _to_rank_cache(name: str, enc: Any) -> None:
     path = _rank_cache_path(name)
     if path is None:
         return
+    folder = os.path.dirname(path)
     tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         state = {
@@ -183,7 +184,6 @@ def _to_rank_cache(name: str, enc: Any) -> None:
             "special_tokens": enc._special_tokens,
         }
         payload = marshal.dumps(state)
-        folder = os.path.dirname(path)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         with open(tmp, "wb") as f:
             f.write(hashlib.sha256(payload).digest() + payload)
@@ -191,6 +191,14 @@ def _to_rank_cache(name: str, enc: Any) -> None:
     except (OSError, ValueError, AttributeError):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        return
+    # one file per encoding: those of an earlier tiktoken or Python go
+    prefix, mine = f"ranks-{name}-", os.path.basename(path)
+    with contextlib.suppress(OSError):
+        for old in os.listdir(folder):
+            if old.startswith(prefix) and old.endswith(".marshal") and old != mine:
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, old))
 
 
 class TokenCounter:

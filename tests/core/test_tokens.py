@@ -200,3 +200,39 @@ def test_cli_unavailable_encoding_exits_2_with_one_line(
         assert named in json.loads(out)["error"]
     else:
         assert out == ""
+
+
+# --- the rank cache ---------------------------------------------------------------------------
+
+
+def test_the_rank_cache_is_only_a_shortcut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parsed ranks of the bundled encoding are kept for the next start; a cache that
+    is missing, damaged or cannot be written changes nothing but the time it takes."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "padtui"
+    text = SPECIAL + " Do not retry writes after a 5xx; the write may have landed. 🙂"
+    want = ENC.encode_ordinary(text)
+    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == want  # builds it
+    (cached,) = folder.iterdir()
+    assert cached.name.startswith("ranks-cl100k_base-") and cached.suffix == ".marshal"
+    assert tokens._from_rank_cache("cl100k_base") is not None
+    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == want  # from it
+    # a damaged cache is passed over (its checksum fails) and written again
+    data = bytearray(cached.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    cached.write_bytes(bytes(data))
+    assert tokens._from_rank_cache("cl100k_base") is None
+    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == want
+    assert tokens._from_rank_cache("cl100k_base") is not None
+    # a stale one (another tiktoken or Python) goes when the new one is written
+    stale = folder / "ranks-cl100k_base-0123456789abcdef0123.marshal"
+    stale.write_bytes(b"old")
+    cached.unlink()
+    tokens.load_encoding("cl100k_base")
+    assert [p.name for p in folder.iterdir()] == [cached.name]
+    # a cache folder that cannot be written: the encoding loads all the same
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == want
+    # other encodings are not cached here (they load from tiktoken's own cache)
+    assert tokens._rank_cache_path("o200k_base") is None
