@@ -7,7 +7,7 @@ import contextlib
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, on, work
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
@@ -58,7 +58,9 @@ class DemoApp(PadApp):
         self.wake = asyncio.Event()
         self.last_step: StepResult | None = None
 
-    async def on_mount(self) -> None:
+    @on(events.Mount)
+    async def start_demo(self, event: events.Mount) -> None:
+        event.prevent_default()  # PadApp.on_mount runs once, here, not again after this
         await self.mount(Static(id="narration"), before="#panes")
         await super().on_mount()
         self.narrate()

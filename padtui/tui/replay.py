@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
@@ -15,6 +16,7 @@ from padtui.core.inspection import Version
 from padtui.core.journal import Journal
 from padtui.core.text import clean
 from padtui.tui.app import PadApp
+from padtui.tui.widgets import EntryPane
 
 
 class ReplayApp(PadApp):
@@ -47,7 +49,9 @@ class ReplayApp(PadApp):
         self.cursor = 0
         self.skipped = 0  # versions kept whole because they did not parse
 
-    async def on_mount(self) -> None:
+    @on(events.Mount)
+    async def start_replay(self, event: events.Mount) -> None:
+        event.prevent_default()  # not PadApp.on_mount: the live pad on disk is not replayed
         await self.mount(Static(id="narration"), before="#panes")
         for v in self.journal.versions():
             try:
@@ -61,6 +65,7 @@ class ReplayApp(PadApp):
         self.cursor = len(self.recorded) - 1
         self.inspection.status = "replay"
         self.show()
+        self.query_one("#rewritable", EntryPane).focus()
         self.ready.set()
 
     def show(self) -> None:

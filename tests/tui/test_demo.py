@@ -128,3 +128,32 @@ async def test_replay_steps_through_the_journal_read_only(tmp_path):
         await pilot.press("t", "c")
         await pilot.pause()
         assert (tmp_path / "pad.json").read_bytes() == pad_before  # nothing written
+
+
+async def test_replay_shows_the_journal_not_the_pad_as_it_is_now(tmp_path):
+    """The pad may have moved on (or be gone) since: replay shows only what was recorded."""
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.inspection.versions, "the first version")
+        await pilot.press("full_stop")
+        await until(pilot, lambda: len(app.inspection.versions) > 1, "a second version")
+    journal = store.journal_of(app.inspection.path, str(tmp_path / "journal.jsonl"))
+    assert journal is not None
+    recorded = len(journal.versions())
+    pad = tmp_path / "pad.json"
+    pad.write_text('{"entries": [{"kind": "note", "id": "later", "text": "written since"}]}')
+    replay = ReplayApp(journal)
+    async with replay.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: replay.ready.is_set(), "the replay to start")
+        await pilot.pause()
+        assert len(replay.inspection.versions) == len(replay.recorded) == recorded
+        ids = [e.id for e in replay.inspection.current.pad_file.pad.entries]
+        assert "later" not in ids
+        assert replay.inspection.status == "replay"
+    pad.unlink()
+    replay = ReplayApp(journal)
+    async with replay.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: replay.ready.is_set(), "the replay of a deleted pad")
+        await pilot.pause()
+        assert len(replay.inspection.versions) == recorded
+        assert replay.inspection.status == "replay"
