@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class PadError(Exception):
     """Bad input: a pad (or journal) that cannot be read as the SPEC describes.
@@ -19,6 +21,21 @@ class PadError(Exception):
     def line(self) -> str:
         place = f"{self.where}: " if self.where else ""
         return f"{self.path}: {place}{self.problem}"
+
+
+def json_type(value: Any) -> str:
+    """How an error names what it found instead: ``got a string``, ``got null``."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
 
 
 class EncodingUnavailable(Exception):

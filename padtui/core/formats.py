@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from padtui.core import letta, markdown
-from padtui.core.errors import PadError
+from padtui.core.errors import PadError, json_type
 from padtui.core.model import Entry, Pad
 
 MAX_PAD_BYTES = 64 * 1024 * 1024
@@ -319,10 +319,10 @@ def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
             return Pad.of((), budget, encoding), layout
         items = doc["entries"]
         if not isinstance(items, list):
-            raise PadError(path, f'"entries" must be an array, got {_kind(items)}')
+            raise PadError(path, f'"entries" must be an array, got {json_type(items)}')
     elif not isinstance(doc, list):
         raise PadError(
-            path, f'expected an array of entries or an object with "entries", got {_kind(doc)}'
+            path, f'expected an array of entries or an object with "entries", got {json_type(doc)}'
         )
     if astart is None:  # read by json.loads: find the entries in the text
         astart = _entries_span(text, lstart) if isinstance(doc, dict) else lstart
@@ -472,22 +472,8 @@ def _settings(path: str, doc: dict[str, Any]) -> tuple[int | None, str | None]:
         raise PadError(path, f'"budget_tokens" must be a whole number >= 0, got {budget!r}')
     encoding = doc.get("encoding")
     if encoding is not None and not isinstance(encoding, str):
-        raise PadError(path, f'"encoding" must be a string, got {_kind(encoding)}')
+        raise PadError(path, f'"encoding" must be a string, got {json_type(encoding)}')
     return budget, encoding
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 def _check_text(path: str, where: str, name: str, value: str) -> None:
@@ -502,7 +488,7 @@ def _opt_str(path: str, where: str, obj: dict[str, Any], name: str) -> str | Non
     if value is None:
         return None
     if not isinstance(value, str):
-        raise PadError(path, f'"{name}" must be a string, got {_kind(value)}', where)
+        raise PadError(path, f'"{name}" must be a string, got {json_type(value)}', where)
     _check_text(path, where, name, value)
     return value
 
@@ -528,7 +514,7 @@ def entry_from(
     may be a very large pad.
     """
     if type(obj) is not dict and not isinstance(obj, dict):
-        raise PadError(path, f"an entry must be an object, got {_kind(obj)}", where)
+        raise PadError(path, f"an entry must be an object, got {json_type(obj)}", where)
     get = obj.get
     kind = get("kind", _MISSING)
     text = get("text", _MISSING)
@@ -548,7 +534,7 @@ def entry_from(
         if sealed is None:
             sealed = False
         elif not isinstance(sealed, bool):
-            raise PadError(path, f'"sealed" must be true or false, got {_kind(sealed)}', where)
+            raise PadError(path, f'"sealed" must be true or false, got {json_type(sealed)}', where)
     derived = get("derived_from")
     derived_from: tuple[str, ...] = ()
     if derived:

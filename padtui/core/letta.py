@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from padtui.core.errors import PadError
+from padtui.core.errors import PadError, json_type
 from padtui.core.model import Entry, Pad, known_kind
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def parse(path: str, text: str) -> Pad:
         raise PadError(
             path,
             'a Letta agent file is a JSON object with "agents" and "blocks" (or a JSON string '
-            f"holding one), got {_kind(doc)}",
+            f"holding one), got {json_type(doc)}",
         )
     blocks, spans = _blocks(path, doc, body)
     labels = Counter(b.get("label") for b in blocks if isinstance(b, dict))
@@ -117,7 +117,9 @@ def _blocks(
     if doc.get("blocks") is not None:
         blocks = doc["blocks"]
         if not isinstance(blocks, list):
-            raise PadError(path, f'"blocks" must be an array of memory blocks, got {_kind(blocks)}')
+            raise PadError(
+                path, f'"blocks" must be an array of memory blocks, got {json_type(blocks)}'
+            )
         return blocks, _spans(body, _member(body, root, "blocks"), len(blocks))
     if doc.get("core_memory") is not None:  # one agent, exported whole (older style)
         blocks = _core_memory(path, doc, "agent")
@@ -149,7 +151,7 @@ def _core_memory(path: str, agent: dict[str, Any], who: str) -> list[Any]:
     blocks = agent["core_memory"]
     if not isinstance(blocks, list):
         raise PadError(
-            path, f'"core_memory" must be an array of memory blocks, got {_kind(blocks)}', who
+            path, f'"core_memory" must be an array of memory blocks, got {json_type(blocks)}', who
         )
     return blocks
 
@@ -163,7 +165,7 @@ def _entry(
     source: str | None,
 ) -> Entry:
     if not isinstance(block, dict):
-        raise PadError(path, f"a memory block must be an object, got {_kind(block)}", where)
+        raise PadError(path, f"a memory block must be an object, got {json_type(block)}", where)
     for name in ("label", "value"):
         if name not in block:
             raise PadError(path, f'missing "{name}"', where)
@@ -179,7 +181,9 @@ def _entry(
         raise PadError(path, f'"limit" must be a whole number >= 0, got {limit!r}', where)
     read_only = block.get("read_only")
     if read_only is not None and not isinstance(read_only, bool):
-        raise PadError(path, f'"read_only" must be true or false, got {_kind(read_only)}', where)
+        raise PadError(
+            path, f'"read_only" must be true or false, got {json_type(read_only)}', where
+        )
     name = label
     if labels[label] > 1:  # two blocks with one label (agents of a group): tell them apart
         name = f"{label}@{block.get('id') or index}"
@@ -197,26 +201,12 @@ def _entry(
 def _str(path: str, where: str, block: dict[str, Any], name: str) -> str:
     value = block[name]
     if not isinstance(value, str):
-        raise PadError(path, f'"{name}" must be a string, got {_kind(value)}', where)
+        raise PadError(path, f'"{name}" must be a string, got {json_type(value)}', where)
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise PadError(path, f'"{name}" holds an unpaired surrogate escape', where) from None
     return value
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
 
 
 # --- where each block's text is (for the journal, which stores unchanged blocks once) ------
