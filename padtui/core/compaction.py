@@ -8,10 +8,12 @@ out). ``compact()`` is the seed document's function, same signature, same behavi
 from __future__ import annotations
 
 import shlex
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
+from itertools import accumulate
 from typing import Any
 
 from padtui.core.claims import pad_claims
@@ -50,6 +52,7 @@ class Plan:
     dropped: tuple[Entry, ...]  # in file order
     loss_record: Entry | None
     costs: Mapping[int, int] = field(repr=False)  # entry index -> tokens
+    claims_before: int  # claims of the pad as it is
     record_tokens: int = 0
 
     def way_out_for(self, path: str) -> str | None:
@@ -86,14 +89,12 @@ class Plan:
         return sum(self.costs[e.index] for e in self.dropped)
 
     @cached_property
-    def claims_before(self) -> int:
-        return pad_claims(self.source.entries)
-
-    @cached_property
     def claims_after(self) -> int:
+        """Claims of the pad a commit would write (a pad's claims are its entries' sum)."""
         if self.refused:
             return self.claims_before
-        return pad_claims(self.result())
+        record = (self.loss_record,) if self.loss_record is not None else ()
+        return self.claims_before - pad_claims(self.dropped) + pad_claims(record)
 
     def as_json(self) -> dict[str, Any]:
         """The plan as ``check --json`` prints it (SPEC section 5)."""
@@ -133,22 +134,40 @@ class _Pass:
     dropped: list[int]
 
 
-def _first_fit(rewritable: Sequence[tuple[int, int]], room: int) -> _Pass:
-    """Take entries (index, cost) in file order while they fit ``room``; drop the others."""
-    kept: list[int] = []
-    dropped: list[int] = []
-    keep, drop = kept.append, dropped.append
-    for index, cost in rewritable:
-        if cost <= room:
-            keep(index)
-            room -= cost
-        else:
-            drop(index)
-    return _Pass(kept, dropped)
+class _FirstFit:
+    """First fit over the rewritable entries, in file order, for any room.
 
+    The strict policy runs a pass per size of its loss record, each over every rewritable
+    entry; on a large pad most of a pass is the same long run of entries that all fit, then
+    a tail that cannot. So the run that fits whole is found by bisecting running totals, and
+    the tail is dropped at once when the room left is below every cost still to come: a pass
+    walks only the entries where its decisions are made.
+    """
 
-def _costed(entries: Sequence[Entry], costs: Mapping[int, int]) -> list[tuple[int, int]]:
-    return [(e.index, costs[e.index]) for e in entries]
+    def __init__(self, entries: Sequence[Entry], costs: Mapping[int, int]) -> None:
+        self.indices = [e.index for e in entries]
+        self.costs = [costs[i] for i in self.indices]
+        self.totals = list(accumulate(self.costs))  # totals[k]: cost of entries 0..k
+        self.least_from = list(accumulate(reversed(self.costs), min))[::-1]  # min of k..
+
+    def __call__(self, room: int) -> _Pass:
+        """Take entries while they fit ``room``; drop the others."""
+        indices, costs, least_from = self.indices, self.costs, self.least_from
+        whole = bisect_right(self.totals, room)  # entries 0..whole-1 fit together
+        kept = indices[:whole]
+        dropped: list[int] = []
+        if whole:
+            room -= self.totals[whole - 1]
+        for k in range(whole, len(indices)):
+            if least_from[k] > room:  # nothing from here on fits
+                dropped += indices[k:]
+                break
+            if costs[k] <= room:
+                kept.append(indices[k])
+                room -= costs[k]
+            else:
+                dropped.append(indices[k])
+        return _Pass(kept, dropped)
 
 
 def compact(
@@ -202,10 +221,10 @@ def plan(
     counter = counter or counter_for(pad.encoding)
     budget = resolve_budget(pad, budget)
     entries = pad.entries
-    costs = dict(
-        zip((e.index for e in entries), counter.count_many(e.text for e in entries), strict=True)
-    )
-    ctx = _Ctx(pad, budget, counter, policy, costs)
+    counting = counter.start(e.text for e in entries)
+    claims = pad_claims(entries)  # while the encoder counts tokens (a large pad's both take long)
+    costs = dict(zip((e.index for e in entries), counting(), strict=True))
+    ctx = _Ctx(pad, budget, counter, policy, costs, claims)
     if policy == "seed":
         return _seed(ctx)
     return _strict(ctx, now or datetime.now(UTC))
@@ -225,6 +244,7 @@ class _Ctx:
     counter: TokenCounter
     policy: str
     costs: dict[int, int]
+    claims: int
 
     @property
     def sealed_cost(self) -> int:
@@ -264,7 +284,8 @@ class _Ctx:
             tuple(dropped),
             record,
             self.costs,
-            record_tokens,
+            claims_before=self.claims,
+            record_tokens=record_tokens,
         )
         if not message:
             plan = _with_message(plan)
@@ -292,7 +313,7 @@ def _seed(ctx: _Ctx) -> Plan:
     pad, budget = ctx.pad, ctx.budget
     if ctx.sealed_cost > budget:
         return _sealed_over(ctx)
-    p = _first_fit(_costed(pad.rewritable, ctx.costs), budget - ctx.sealed_cost)
+    p = _FirstFit(pad.rewritable, ctx.costs)(budget - ctx.sealed_cost)
     kept = pad.sealed + ctx.entries(p.kept)
     dropped = ctx.entries(p.dropped)
     lost = [e for e in dropped if e.protected]
@@ -326,16 +347,17 @@ def _strict(ctx: _Ctx, now: datetime) -> Plan:
     sealed_cost = ctx.sealed_cost
     if sealed_cost > budget:
         return _sealed_over(ctx)
-    rewritable = _costed(pad.rewritable, ctx.costs)
+    first_fit = _FirstFit(pad.rewritable, ctx.costs)
+    protected = {e.index for e in pad.rewritable if e.protected}
     names: dict[int, str] = {}  # each dropped entry's part of the record, written once
     reserve = 0
     while True:
-        p = _first_fit(rewritable, budget - sealed_cost - reserve)
+        p = first_fit(budget - sealed_cost - reserve)
         if not p.dropped:
             return ctx.make(pad.entries, ())
         dropped = ctx.entries(p.dropped)
-        lost = [e for e in dropped if e.protected]
-        if lost:
+        if not protected.isdisjoint(p.dropped):
+            lost = [e for e in dropped if e.protected]
             names_lost = " ".join(e.label for e in lost)
             return ctx.make(
                 _kept(pad, p),

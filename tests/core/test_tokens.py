@@ -102,7 +102,25 @@ def test_count_many_matches_count_in_order_with_repeats(monkeypatch: pytest.Monk
     assert TokenCounter().count_many(texts) == want
     monkeypatch.setattr(tokens, "_BATCH_MIN", 2)  # the parallel path too
     assert TokenCounter().count_many(texts) == want
+    texts[3] += " <|endoftext|>"  # a chunk where a text holds the joining token itself
+    want[3] = len(ENC.encode_ordinary(texts[3]))
+    assert TokenCounter().count_many(texts) == want
     assert TokenCounter().count_many([]) == []
+
+
+pieces = st.text(max_size=12) | st.sampled_from(
+    ["<|endoftext|>", "<|fim_prefix|>", " ", "\n", "\r\n", "  \n ", "'s", "123456", "!!", "🙂"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts=st.lists(st.lists(pieces, max_size=6).map("".join), max_size=12))
+def test_texts_encoded_together_count_as_each_alone(texts: list[str]) -> None:
+    """Many new texts are encoded in one call, joined by the end-of-text token: no text's
+    count may depend on its neighbours (white space, marks and digits at the joins, texts
+    that are empty or hold special-token strings themselves)."""
+    want = [len(ENC.encode_ordinary(t)) for t in texts]
+    assert TokenCounter()._encode_joined(texts) == want
 
 
 def test_counts_are_cached_per_distinct_text() -> None:
