@@ -219,24 +219,25 @@ def _version_number(value: str) -> int:
 # --- commands ------------------------------------------------------------------------------
 
 
-def _plan(args: argparse.Namespace) -> tuple[Any, Any]:
+def _plan(args: argparse.Namespace) -> Any:
+    """The trial of ``check`` and of ``compact`` without ``--write`` (nothing is written back,
+    so the pad is read without the layout a write needs)."""
     from padtui.core.compaction import plan
-    from padtui.core.formats import load
+    from padtui.core.formats import load_pad
 
-    pad_file = load(args.path)
-    counter = _counter(args, pad_file)
-    return pad_file, plan(pad_file.pad, args.budget, args.policy, counter)
+    pad = load_pad(args.path)
+    return plan(pad, args.budget, args.policy, _counter(args, args.path, pad))
 
 
-def _counter(args: argparse.Namespace, pad_file: Any) -> Any:
+def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
     """The token counter; an encoding named by the file itself is the file's bad input."""
     from padtui.core.tokens import counter_for
 
-    if args.encoding is None and pad_file.pad.encoding is not None:
+    if args.encoding is None and pad.encoding is not None:
         try:
-            return counter_for(pad_file.pad.encoding)
+            return counter_for(pad.encoding)
         except EncodingUnavailable as exc:
-            raise PadError(pad_file.path, str(exc), '"encoding"') from None
+            raise PadError(path, str(exc), '"encoding"') from None
     return counter_for(args.encoding)
 
 
@@ -254,7 +255,7 @@ def _plan_json(path: str, plan: Any) -> dict[str, Any]:
 def cmd_check(args: argparse.Namespace) -> int:
     from padtui.report import plan_report
 
-    _pad_file, plan = _plan(args)
+    plan = _plan(args)
     if args.json:
         _print_json(_plan_json(args.path, plan))
     else:
@@ -267,7 +268,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
 
     if args.write:
         return _compact_write(args)
-    _pad_file, plan = _plan(args)
+    plan = _plan(args)
     if args.json:
         _print_json({**_plan_json(args.path, plan), "written": False})
     else:
@@ -491,14 +492,14 @@ def _restore(args: argparse.Namespace, journal: Any) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from padtui.core.audit import audit
-    from padtui.core.formats import load
+    from padtui.core.formats import load_pad
     from padtui.core.tokens import counter_for
     from padtui.report import audit_report
 
-    old = load(args.old)
-    new = load(args.new)
-    counter = counter_for(args.encoding or new.pad.encoding or old.pad.encoding)
-    result = audit(old.pad, new.pad, counter)
+    old = load_pad(args.old)
+    new = load_pad(args.new)
+    counter = counter_for(args.encoding or new.encoding or old.encoding)
+    result = audit(old, new, counter)
     if args.json:
         _print_json({"old": args.old, "new": args.new, **result.as_json()})
     else:

@@ -15,11 +15,14 @@ import re
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from padtui.core import letta, markdown
+from padtui.core import letta
 from padtui.core.errors import PadError, json_type
 from padtui.core.model import Entry, Pad
+
+if TYPE_CHECKING:
+    from padtui.core import markdown
 
 MAX_PAD_BYTES = 64 * 1024 * 1024
 FORMATS = {".json": "json", ".jsonl": "jsonl", ".md": "md", ".af": "af"}
@@ -129,6 +132,8 @@ def parse(
     elif fmt == "jsonl":
         pad, layout = _parse_jsonl(path, text)
     elif fmt == "md":
+        from padtui.core import markdown  # (not imported by those who never read one)
+
         pad, md = markdown.parse(path, text)
         layout = Layout("md", "", "", md.pieces, None, "", False, md.newline, md=md)
     elif fmt == "af":
@@ -302,6 +307,45 @@ def _array_spans(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
     return spans, i
 
 
+def _document(path: str, doc: Any) -> tuple[list[Any] | None, int | None, str | None]:
+    """A pad document's entries (None: an object without any) and its settings."""
+    if isinstance(doc, list):
+        return doc, None, None
+    if not isinstance(doc, dict):
+        raise PadError(
+            path, f'expected an array of entries or an object with "entries", got {json_type(doc)}'
+        )
+    budget, encoding = _settings(path, doc)
+    if "entries" not in doc:
+        return None, budget, encoding
+    items = doc["entries"]
+    if not isinstance(items, list):
+        raise PadError(path, f'"entries" must be an array, got {json_type(items)}')
+    return items, budget, encoding
+
+
+def load_pad(path: str) -> Pad:
+    """A pad to read and not write back (``check``, ``audit``): the same pad and the same
+    errors as ``load(path).pad``. A JSON pad is read by ``json.loads`` alone, without finding
+    where each entry lies in the text, which only a write needs (the entries' own text,
+    kept so that untouched entries are written back byte for byte): on a large pad that
+    search is most of the time it takes to read it."""
+    if os.path.isdir(path) or format_of(path) != "json":
+        return load(path).pad
+    data = read_bytes(path)
+    text = decode(path, data)
+    try:
+        items, budget, encoding = _document(path, _loads(path, text))
+        surrogates = _SURROGATE_ESCAPE.search(text) is not None
+        entries = [
+            entry_from(path, obj, i, "", None, surrogates=surrogates)
+            for i, obj in enumerate(items or ())
+        ]
+    except PadError:  # read again the long way, for the error that names the entry's line
+        return parse(path, data, "json").pad
+    return Pad.of(entries, budget, encoding)
+
+
 def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
     lstart = len(text) - len(text.lstrip(_WS + _BOM))
     try:  # one pass over a well-formed pad (a large pad is read once, not three times)
@@ -311,26 +355,15 @@ def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
     except (ValueError, IndexError, StopIteration, RecursionError):
         doc = _loads(path, text)  # bad JSON: the error that says where
         astart, spans, items, close = None, [], [], -1  # (valid after all: found below)
-    budget = encoding = None
-    if isinstance(doc, dict):
-        budget, encoding = _settings(path, doc)
-        if "entries" not in doc:
-            layout = Layout("json", text, "", (), "  ", "\n  ", False, "\n", whole=doc)
-            return Pad.of((), budget, encoding), layout
-        items = doc["entries"]
-        if not isinstance(items, list):
-            raise PadError(path, f'"entries" must be an array, got {json_type(items)}')
-    elif not isinstance(doc, list):
-        raise PadError(
-            path, f'expected an array of entries or an object with "entries", got {json_type(doc)}'
-        )
+    found, budget, encoding = _document(path, doc)
+    if found is None:
+        layout = Layout("json", text, "", (), "  ", "\n  ", False, "\n", whole=doc)
+        return Pad.of((), budget, encoding), layout
     if astart is None:  # read by json.loads: find the entries in the text
         astart = _entries_span(text, lstart) if isinstance(doc, dict) else lstart
         assert astart is not None
-        items = doc["entries"] if isinstance(doc, dict) else doc
+        items = found
         spans, close = _array_spans(text, astart)
-    # a lone surrogate can only come from a \uD8xx-\uDFxx escape: without one, no field
-    # needs the (costly) check that it can be written back as UTF-8
     surrogates = _SURROGATE_ESCAPE.search(text) is not None
     sources = [text[a:b] for a, b in spans]
     try:
@@ -493,6 +526,8 @@ def _opt_str(path: str, where: str, obj: dict[str, Any], name: str) -> str | Non
     return value
 
 
+# a lone surrogate can only come from a \uD8xx-\uDFxx escape: without one, no field
+# needs the (costly) check that it can be written back as UTF-8
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 _MISSING = object()
 
@@ -651,6 +686,8 @@ def render(layout: Layout, entries: Sequence[Entry]) -> str:
     if layout.format in READ_ONLY_FORMATS:
         raise ValueError(READ_ONLY_FORMATS[layout.format])
     if layout.md is not None:
+        from padtui.core import markdown
+
         return markdown.render(layout.md, entries)
     if layout.whole is not None:
         if not entries:

@@ -662,3 +662,35 @@ def test_a_version_read_against_the_one_before_is_read_as_in_full(
     for a, b in zip(got.pad.entries, full.pad.entries, strict=True):
         assert (a.raw, a.source, a.index) == (b.raw, b.source, b.index)
     assert render(got.layout, got.pad.entries) == text
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    doc=documents,
+    indent=st.sampled_from([None, 2]),
+    cut=st.integers(min_value=0, max_value=400),
+    garble=st.sampled_from(["", "", ",", "]", "}", '"', "\ufeff"]),
+)
+def test_a_pad_read_only_to_be_read_is_the_pad_load_reads(
+    tmp_path_factory: pytest.TempPathFactory, doc: Any, indent: Any, cut: int, garble: str
+) -> None:
+    """``check`` and ``audit`` read a pad without the layout a write needs: the same pad,
+    entry for entry and field for field, and the same one-line error for bad input."""
+    text = json.dumps(doc, indent=indent)
+    if garble:
+        at = cut % (len(text) + 1)
+        text = text[:at] + garble + text[at:]
+    path = tmp_path_factory.mktemp("pad") / "pad.json"
+    path.write_text(text, "utf-8")
+    try:
+        want: Any = formats.load(str(path)).pad
+    except formats.PadError as exc:
+        want = str(exc)
+    try:
+        got: Any = formats.load_pad(str(path))
+    except formats.PadError as exc:
+        got = str(exc)
+    assert got == want
+    if isinstance(want, Pad):
+        assert [e.raw for e in got.entries] == [e.raw for e in want.entries]
+        assert all(e.source is None for e in got.entries)  # nothing to write back from
