@@ -172,12 +172,23 @@ class FleetTable(ScrollView, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home,ctrl+home", "edge(0)", "First", show=False),
-        Binding("end,ctrl+end", "edge(1)", "Last", show=False),
+        Binding("up", "cursor(-1)", "Up", show=False, id="fleet.up", tooltip="The pad above"),
+        Binding("down", "cursor(1)", "Down", show=False, id="fleet.down", tooltip="The pad below"),
+        Binding(
+            "pageup", "page(-1)", "Page up", show=False, id="fleet.page_up", tooltip="A page up"
+        ),
+        Binding(
+            "pagedown",
+            "page(1)",
+            "Page down",
+            show=False,
+            id="fleet.page_down",
+            tooltip="A page down",
+        ),
+        Binding(
+            "home,ctrl+home", "edge(0)", "First", show=False, id="fleet.first", tooltip="First pad"
+        ),
+        Binding("end,ctrl+end", "edge(1)", "Last", show=False, id="fleet.last", tooltip="Last pad"),
         Binding("enter", "open", "Open", id="fleet.open", tooltip="Open the pad in the inspector"),
     ]
     COMPONENT_CLASSES: ClassVar[set[str]] = {"fleet-table--cursor"}

@@ -1,0 +1,36 @@
+"""Every key binding can be remapped by its id and says what it does (its tooltip)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+from textual.binding import Binding
+from textual.dom import DOMNode
+
+import padtui.tui
+
+
+def classes_with_bindings() -> list[type[DOMNode]]:
+    found = []
+    for info in pkgutil.iter_modules(padtui.tui.__path__):
+        module = importlib.import_module(f"padtui.tui.{info.name}")
+        for _name, cls in inspect.getmembers(module, inspect.isclass):
+            mine = issubclass(cls, DOMNode) and cls.__module__ == module.__name__
+            if mine and "BINDINGS" in vars(cls):
+                found.append(cls)
+    return found
+
+
+def test_every_binding_has_an_id_and_a_tooltip() -> None:
+    classes = classes_with_bindings()
+    assert {c.__name__ for c in classes} >= {"PadApp", "FleetApp", "DemoApp", "ReplayApp"}
+    for cls in classes:
+        ids = []
+        for b in cls.BINDINGS:
+            assert isinstance(b, Binding), f"{cls.__name__}: {b!r} is not a Binding"
+            assert b.id, f"{cls.__name__}: the binding for {b.key!r} has no id"
+            assert b.tooltip, f"{cls.__name__}: the binding for {b.key!r} has no tooltip"
+            ids.append(b.id)
+        assert len(ids) == len(set(ids)), f"{cls.__name__}: two bindings share an id"
