@@ -59,6 +59,7 @@ GAUGE_WIDTH = 12
 STEP_MS = 20  # the folder watch: a batch once no event came for this long ...
 DEBOUNCE_MS = 200  # ... or this long after its first event, whichever comes first
 SWITCH_INTERVAL = 0.001  # seconds: see FleetApp.start_fleet
+FIRST_LOOK_CHUNK = 25  # pads read before their rows are shown, when the fleet starts
 # how bad a verdict is: the worst one seen stays on a pad's row
 SEVERITY = {
     "initial": 0,
@@ -410,6 +411,7 @@ class FleetApp(PadApp):
         self.pads: dict[str, FleetPad] = {}
         self.open: FleetPad | None = None
         self.fleet_ready = asyncio.Event()  # the first look at the folder is on screen
+        self.looking: tuple[int, int] | None = None  # the first look: (pads read, of all)
         self.batches = 0  # batches of changes taken in (benchmarks and tests watch this)
         self._stop = asyncio.Event()
         self._switch_interval = sys.getswitchinterval()
@@ -473,7 +475,7 @@ class FleetApp(PadApp):
         try:
             await asyncio.sleep(0)
             names = await asyncio.to_thread(self._pad_names)
-            await self._take_in(names)
+            await self._first_look(names)
             self.fleet_ready.set()
             self.ready.set()
             self.watch_armed.set()  # (the inspector's top bar says "live" on an open pad)
@@ -488,6 +490,16 @@ class FleetApp(PadApp):
             pending.cancel()
             await asyncio.gather(pending, return_exceptions=True)
             await changes.aclose()
+
+    async def _first_look(self, names: list[str]) -> None:
+        """Every pad of the folder read, a few at a time: a large folder takes seconds, so its
+        rows appear as they are read and the top bar counts them."""
+        for start in range(0, len(names), FIRST_LOOK_CHUNK):
+            self.looking = (start, len(names))
+            self._draw_fleet_bars()
+            await self._take_in(names[start : start + FIRST_LOOK_CHUNK])
+        self.looking = None
+        self._draw_fleet_bars()
 
     def _pad_names(self) -> list[str]:
         try:
@@ -607,6 +619,9 @@ class FleetApp(PadApp):
         if alarms:
             top.append(f"  ⚠ {alarms} alarm{'s' if alarms != 1 else ''}", style="bold red")
             top.append(f" ({corrupt} corrupted)", style="red")
+        if self.looking is not None:
+            done, total = self.looking
+            top.append(f"  reading the folder: {done} of {total} pads…", style="yellow")
         top.append(f"  {clean(os.path.abspath(self.folder))}", style="dim")
         self._update_if_new(screen.query_one("#fleet-top", Static), top)
         status = Text(

@@ -126,6 +126,36 @@ async def test_every_pad_of_the_folder_gets_a_row_and_new_ones_appear(tmp_path: 
         assert "invalid JSON" in f.row("broken.json")["state"]
 
 
+async def test_a_large_folder_shows_its_rows_as_they_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a folder of many pads takes seconds: the rows come in a few at a time and the
+    top bar counts the pads read, until all of them are."""
+    monkeypatch.setattr("padtui.tui.fleet.FIRST_LOOK_CHUNK", 2)
+    for n in range(5):
+        write_atomic(tmp_path / f"agent-{n}.json", (SAMPLES / HEALTHY).read_bytes())
+    seen: list[tuple[str, int]] = []  # (the top bar, rows on screen) at each redraw
+    draw = FleetApp._draw_fleet_bars
+
+    def recording(app: FleetApp) -> None:
+        draw(app)
+        top = plain(app.fleet_screen.query_one("#fleet-top", Static).content)
+        seen.append((top, app.fleet_screen.table.row_count))
+
+    monkeypatch.setattr(FleetApp, "_draw_fleet_bars", recording)
+    async with fleet(tmp_path) as f:
+        assert f.names() == [f"agent-{n}.json" for n in range(5)]
+        assert "reading" not in plain(f.app.fleet_screen.query_one("#fleet-top", Static).content)
+    counts = [
+        (int(top.split("reading the folder: ")[1].split(" of ")[0]), rows)
+        for top, rows in seen
+        if "reading the folder" in top
+    ]
+    assert sorted(set(n for n, _ in counts)) == [0, 2, 4]  # counted as they are read
+    assert all(rows >= n for n, rows in counts)  # and the rows read so far are on screen
+    assert any(0 < rows < 5 for _, rows in counts)  # before the last of them is read
+
+
 # --- pads change ------------------------------------------------------------------------------
 
 
