@@ -15,6 +15,7 @@ from typing import Any
 
 from padtui import __version__
 from padtui.core.errors import EncodingUnavailable, PadError
+from padtui.progress import Progress
 
 OK, FOUND, BAD = 0, 1, 2
 COMMANDS = (
@@ -225,8 +226,9 @@ def _plan(args: argparse.Namespace) -> Any:
     from padtui.core.compaction import plan
     from padtui.core.formats import load_pad
 
-    pad = load_pad(args.path)
-    return plan(pad, args.budget, args.policy, _counter(args, args.path, pad))
+    with Progress(f"checking {args.path}"):
+        pad = load_pad(args.path)
+        return plan(pad, args.budget, args.policy, _counter(args, args.path, pad))
 
 
 def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
@@ -404,7 +406,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         current, on_disk = exc.problem, None
     if args.open:
         return _replay(journal)
-    rows = history(journal, args.encoding)
+    with Progress(f"reading the history of {args.path}", len(journal.versions())) as progress:
+        rows = history(journal, args.encoding, progress.advance)
     corrupt = any(r.verdict == "corruption" for r in rows)
     if args.json:
         _print_json(
@@ -496,10 +499,11 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from padtui.core.tokens import counter_for
     from padtui.report import audit_report
 
-    old = load_pad(args.old)
-    new = load_pad(args.new)
-    counter = counter_for(args.encoding or new.encoding or old.encoding)
-    result = audit(old, new, counter)
+    with Progress(f"auditing {args.old} -> {args.new}"):
+        old = load_pad(args.old)
+        new = load_pad(args.new)
+        counter = counter_for(args.encoding or new.encoding or old.encoding)
+        result = audit(old, new, counter)
     if args.json:
         _print_json({"old": args.old, "new": args.new, **result.as_json()})
     else:

@@ -39,7 +39,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -176,15 +176,16 @@ class Journal:
             raise PadError(self.path, "damaged journal: rebuilt bytes do not match", f"version {n}")
         return out
 
-    def pad_file(self, n: int) -> PadFile:
-        """Version ``n`` parsed (PadError for a version that was kept because it did not)."""
+    def pad_file(self, n: int, previous: PadFile | None = None) -> PadFile:
+        """Version ``n`` parsed (PadError for a version that was kept because it did not);
+        ``previous``, an earlier version, is read against as the live view does (faster)."""
         v = self.version(n)
         if not v.parsed:
             raise PadError(
                 self.path, "was unreadable when journaled (mid-write?), not a pad", f"version {n}"
             )
         name = self.pad or self._header or self.path
-        return parse(name, self.data(n), v.format)
+        return parse(name, self.data(n), v.format, previous)
 
     def find(self, data: bytes) -> int | None:
         """The newest version with exactly these bytes."""
@@ -571,18 +572,28 @@ class HistoryRow:
         return out
 
 
-def history(journal: Journal, encoding: str | None = None) -> list[HistoryRow]:
-    """Every version of the journal, its tokens, and the audit verdict of each transition."""
+def history(
+    journal: Journal,
+    encoding: str | None = None,
+    on_version: Callable[[], object] | None = None,
+) -> list[HistoryRow]:
+    """Every version of the journal, its tokens, and the audit verdict of each transition.
+
+    Each version is read against the one before (its unchanged entries are that version's
+    own, which the audit passes over at a glance); ``on_version`` is called after each."""
     rows: list[HistoryRow] = []
-    prev: tuple[int, Pad] | None = None
+    prev: tuple[int, PadFile] | None = None
     for v in journal.versions():
         if not v.parsed:
             rows.append(HistoryRow(v, None, None, None, None))
-            continue
-        pad = journal.pad_file(v.n).pad
-        counter = counter_for(encoding or pad.encoding)
-        tokens = sum(counter.count_many(e.text for e in pad.entries))
-        result = audit(prev[1], pad, counter) if prev is not None else None
-        rows.append(HistoryRow(v, pad, tokens, prev[0] if prev else None, result))
-        prev = (v.n, pad)
+        else:
+            pad_file = journal.pad_file(v.n, prev[1] if prev is not None else None)
+            pad = pad_file.pad
+            counter = counter_for(encoding or pad.encoding)
+            tokens = sum(counter.count_many(e.text for e in pad.entries))
+            result = audit(prev[1].pad, pad, counter) if prev is not None else None
+            rows.append(HistoryRow(v, pad, tokens, prev[0] if prev else None, result))
+            prev = (v.n, pad_file)
+        if on_version is not None:
+            on_version()
     return rows

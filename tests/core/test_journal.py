@@ -274,8 +274,12 @@ def test_history_gives_tokens_and_the_verdict_of_each_transition(tmp_path):
     _append(j, json.dumps([c, p]).encode())
     _append(j, json.dumps([p]).encode())  # the constraint is gone, undeclared
     _append(j, b"[{")  # torn
-    rows = history(j)
-    assert [r.verdict for r in rows] == ["first", "growth", "corruption", "unreadable"]
+    _append(j, json.dumps([p, c]).encode())  # after a torn version: against the last good one
+    seen: list[int] = []
+    rows = history(j, on_version=lambda: seen.append(len(seen)))
+    assert seen == [0, 1, 2, 3, 4]  # told of each version as it is read
+    assert [r.verdict for r in rows] == ["first", "growth", "corruption", "unreadable", "growth"]
+    assert rows[4].previous == 3
     assert rows[2].previous == 2
     assert "CONSTRAINT_DROPPED" in rows[2].audit.codes
     counter = counter_for()
