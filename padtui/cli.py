@@ -304,9 +304,10 @@ def _compact_write(args: argparse.Namespace) -> int:
     from padtui.report import plan_report
 
     check_writable(args.path)  # a Letta .af file: exit 2, nothing read or written
-    snap = store.read(args.path)
-    counter = counter_for(args.encoding or snap.pad.encoding)
-    plan = make_plan(snap.pad, args.budget, args.policy, counter)
+    with Progress(f"checking {args.path}"):
+        snap = store.read(args.path)
+        counter = counter_for(args.encoding or snap.pad.encoding)
+        plan = make_plan(snap.pad, args.budget, args.policy, counter)
     report = _plan_json(args.path, plan)
     if plan.refused:
         if args.json:
