@@ -1,6 +1,7 @@
 """`padtui check` against the plain baseline (bench/baseline_seed.py), run alternately.
 
 Run: python bench/bench_check_vs_baseline.py [--tokens 4000 1000000] [--pairs 15] [--phases]
+     [--also DIR]   (DIR: another source tree of padtui, e.g. `git worktree add DIR COMMIT`)
 
 For each pad size it writes a synthetic pad (bench/padgen.py: realistic entries, a sealed
 region with a loss record, 80 % of its tokens as the budget), checks that both programs make
@@ -78,12 +79,15 @@ import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
 mark("import padtui (no Textual)")
 from padtui.core.tokens import counter_for
 counter = counter_for(); mark("load cl100k_base (rank cache)")
-from padtui.core.formats import load
-pad_file = load(sys.argv[1]); mark("read + parse + validate")
-costs = counter.count_many(e.text for e in pad_file.pad.entries); mark("count tokens (2 threads)")
+from padtui.core.formats import load_pad
+pad = load_pad(sys.argv[1]); mark("read + validate (json.loads, entries)")
+from padtui.core.claims import pad_claims
+counting = counter.start(e.text for e in pad.entries)
+pad_claims(pad.entries); mark("claims, while the threads encode")
+counting(); mark("count tokens: the rest of the wait")
 from padtui.core.compaction import plan
-p = plan(pad_file.pad, None, "strict", counter); mark("strict plan (counts cached)")
-p.claims_before; p.claims_after; mark("claims before / after")
+p = plan(pad, None, "strict", counter); mark("strict plan (counts, claims cached)")
+p.claims_after; mark("claims after")
 from padtui.report import plan_report
 plan_report(sys.argv[1], p); mark("report")
 print(json.dumps(marks))
@@ -135,14 +139,26 @@ def main() -> None:
     ap.add_argument(
         "--phases", action="store_true", help="also time each step of both (fresh processes)"
     )
+    ap.add_argument(
+        "--also",
+        metavar="DIR",
+        help="also run the padtui of another source tree (e.g. a git worktree of an earlier "
+        "commit) in the same alternation, for a before/after comparison",
+    )
     args = ap.parse_args()
+    json_path = os.path.abspath(args.json) if args.json else None
+    also = os.path.abspath(args.also) if args.also else None
     py = sys.executable
+    home = os.getcwd()
     results = []
     with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
         env["XDG_STATE_HOME"] = os.path.join(tmp, "state")
         env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+        # every program runs from the temporary folder: from the repository's root, `python -m
+        # padtui` would import the padtui found there, whatever PYTHONPATH says (--also)
+        os.chdir(tmp)
         print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
         for tokens in args.tokens:
             pad = os.path.join(tmp, f"pad-{tokens}.json")
@@ -153,15 +169,18 @@ def main() -> None:
             for _ in range(args.warmup):
                 run(base_cmd, env)
                 run(ours_cmd, env)
-            base: list[tuple[float, float, int]] = []
-            ours: list[tuple[float, float, int]] = []
+            runs: dict[str, list[tuple[float, float, int]]] = {"base": [], "ours": []}
+            contenders = [("base", base_cmd, env), ("ours", ours_cmd, env)]
+            if also:  # another padtui (an earlier checkout), in the same alternation
+                also_env = dict(env, PYTHONPATH=also)
+                contenders.append(("also", ours_cmd, also_env))
+                runs["also"] = []
+                for _ in range(args.warmup):
+                    run(ours_cmd, also_env)
             for i in range(args.pairs):
-                if i % 2 == 0:
-                    base.append(run(base_cmd, env))
-                    ours.append(run(ours_cmd, env))
-                else:
-                    ours.append(run(ours_cmd, env))
-                    base.append(run(base_cmd, env))
+                for key, cmd, cmd_env in contenders if i % 2 == 0 else contenders[::-1]:
+                    runs[key].append(run(cmd, cmd_env))
+            base, ours = runs["base"], runs["ours"]
             bw = [b[0] for b in base]
             ow = [o[0] for o in ours]
             row = {
@@ -180,6 +199,14 @@ def main() -> None:
                 "median_pair_ratio": statistics.median(o / b for o, b in zip(ow, bw, strict=True)),
                 "pairs": args.pairs,
             }
+            if args.also:
+                aw = [a[0] for a in runs["also"]]
+                row["also"] = args.also
+                row["also_wall_median"] = statistics.median(aw)
+                row["also_ratio_of_medians"] = statistics.median(aw) / statistics.median(bw)
+                row["also_median_pair_ratio"] = statistics.median(
+                    a / b for a, b in zip(aw, bw, strict=True)
+                )
             if args.phases:
                 ours_steps, base_steps = phases(py, pad, env)
                 row["phases_padtui_ms"], row["phases_baseline_ms"] = ours_steps, base_steps
@@ -194,6 +221,13 @@ def main() -> None:
                 f"(median of {args.pairs} pairs: {row['median_pair_ratio']:.2f})",
                 flush=True,
             )
+            if args.also:
+                print(
+                    f"    {args.also}: {row['also_wall_median'] * 1000:.0f} ms; ratio "
+                    f"{row['also_ratio_of_medians']:.2f} (median of {args.pairs} pairs: "
+                    f"{row['also_median_pair_ratio']:.2f})",
+                    flush=True,
+                )
             if args.phases:
                 for who, steps in (("padtui", ours_steps), ("baseline", base_steps)):
                     print(
@@ -203,8 +237,9 @@ def main() -> None:
                         flush=True,
                     )
         print(f"load average after: {os.getloadavg()[0]:.2f}")
-    if args.json:
-        with open(args.json, "w") as f:
+        os.chdir(home)
+    if json_path:
+        with open(json_path, "w") as f:
             json.dump(results, f, indent=2)
 
 
