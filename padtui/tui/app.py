@@ -197,13 +197,30 @@ class PadApp(App[int]):
         yield StatusLine(id="status")
         yield Footer()
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
+        self._say_reading()
+        self.call_after_refresh(self._first_reading)  # once that is on screen
+
+    async def _first_reading(self) -> None:
         reading = await read_settled(self.inspection.path)
         self.take(reading)
         self.ready.set()
         self.query_one("#rewritable", EntryPane).focus()
         if self.watching:
             self.watch_pad()
+
+    def _say_reading(self) -> None:
+        """Say "reading PAD" on screen before the first reading is taken in: a pad of a
+        million tokens takes seconds to count, audit and lay out."""
+        self.refresh_view()
+        try:
+            size = f" ({os.path.getsize(self.inspection.path) / 2**20:.1f} MiB)"
+        except OSError:
+            size = ""
+        name = os.path.basename(self.inspection.path)
+        self.query_one("#status", StatusLine).update(
+            Text(clean(f"reading {name}{size}…"), style="dim")
+        )
 
     @work(exclusive=True, group="watch")
     async def watch_pad(self) -> None:
@@ -332,6 +349,8 @@ class PadApp(App[int]):
                 f"  · v{insp.current.number} · budget {insp.budget} · policy {insp.policy} · "
                 f"{insp.counter.encoding}  "
             )
+        else:
+            bar.append("  ")
         folder, name = os.path.split(clean(insp.path))
         bar.append(name, style="bold cyan")
         bar.append(f"  {folder}", style="dim")

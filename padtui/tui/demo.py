@@ -62,7 +62,7 @@ class DemoApp(PadApp):
     async def start_demo(self, event: events.Mount) -> None:
         event.prevent_default()  # PadApp.on_mount runs once, here, not again after this
         await self.mount(Static(id="narration"), before="#panes")
-        await super().on_mount()
+        super().on_mount()
         self.narrate()
         self.play()
 

@@ -10,8 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
 
+from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
+from textual.content import Content
+from textual.css.styles import RulesMap
 from textual.reactive import reactive
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -42,33 +48,132 @@ class Row:
     finding: str | None = None  # a critical finding of the last rewrite that names it
 
 
+def _head(row: Row) -> list[tuple[str, str]]:
+    """The first line of a row, as (text, style) pieces: ``kind  id  N tok`` and its flags."""
+    e = row.entry
+    pieces = []
+    if row.hazard:
+        pieces.append(("⚠ ", "bold red"))
+    pieces += [(clean(e.kind), KIND_STYLES.get(e.kind, "bold")), ("  ", "")]
+    pieces += [(clean(e.label), "bold"), (f"  {row.tokens} tok", "dim")]
+    if row.finding:
+        pieces.append((f"  ✖ {row.finding}", "bold white on red"))
+    if row.hazard:
+        pieces.append(("  unsealed: compaction may drop it", "red"))
+    if row.pending:
+        pieces.append(("  + pending loss record", "bold green"))
+    if row.dropped:
+        pieces.append(("  − dropped by the trial", "bold yellow" if row.focus else "yellow"))
+    if e.derived_from:
+        pieces.append(("  ← " + ", ".join(clean(d) for d in e.derived_from), "dim italic"))
+    return pieces
+
+
+def _body(row: Row) -> str:
+    # tabs expanded here, so that the text measured is the text drawn
+    return clean(row.entry.text).expandtabs(8) or "(empty)"
+
+
 def row_text(row: Row) -> Text:
     """``kind  id  N tok`` and flags on the first line, the entry's text below it."""
-    e = row.entry
     head = Text()
-    if row.hazard:
-        head.append("⚠ ", style="bold red")
-    head.append(clean(e.kind), style=KIND_STYLES.get(e.kind, "bold"))
-    head.append("  ")
-    head.append(clean(e.label), style="bold")
-    head.append(f"  {row.tokens} tok", style="dim")
-    if row.finding:
-        head.append(f"  ✖ {row.finding}", style="bold white on red")
-    if row.hazard:
-        head.append("  unsealed: compaction may drop it", style="red")
-    if row.pending:
-        head.append("  + pending loss record", style="bold green")
-    if row.dropped:
-        head.append("  − dropped by the trial", style="bold yellow" if row.focus else "yellow")
-    if e.derived_from:
-        head.append("  ← " + ", ".join(clean(d) for d in e.derived_from), style="dim italic")
-    body = Text(clean(e.text) or "(empty)", style="italic dim" if not e.text else "")
+    for piece, style in _head(row):
+        head.append(piece, style=style)
+    body = Text(_body(row), style="" if row.entry.text else "italic dim")
     text = Text("\n").join([head, body, Text()])
     if row.dropped:
         text.stylize("strike dim")
     if row.pending:
         text.stylize("italic")
     return text
+
+
+def wrap_breaks(line: str, width: int) -> list[int]:
+    """Where the lines of ``line`` (no line breaks in it) begin after the first, wrapped at
+    ``width`` cells: after the last space that fits; a word wider than a line is folded.
+    Spaces at a break are left at the end of the line before it (and not drawn)."""
+    width = max(width, 1)
+    ascii_only = line.isascii()
+    if (len(line) if ascii_only else cell_len(line)) <= width:
+        return []
+    breaks: list[int] = []
+    start, end = 0, len(line)
+    while True:
+        limit = start + width if ascii_only else _fitting(line, start, width)
+        if limit >= end:
+            return breaks
+        indent = len(line) - len(line[start:].lstrip(" ")) if line[start] == " " else start
+        if indent == end:  # only spaces left: they hang off this line
+            return breaks
+        space = line.rfind(" ", indent + 1, limit + 1)  # (an indent is no place to break)
+        # after the last space that fits; else a word wider than a line, folded where full
+        following = space + 1 if space != -1 else max(limit, start + 1)
+        while following < end and line[following] == " ":
+            following += 1
+        if following == end:  # only spaces left: they hang off this line
+            return breaks
+        breaks.append(following)
+        start = following
+
+
+def _fitting(line: str, start: int, width: int) -> int:
+    """The end of the longest run of ``line`` from ``start`` that fits ``width`` cells."""
+    used = 0
+    for i in range(start, len(line)):
+        used += get_character_cell_size(line[i])
+        if used > width:
+            return i
+    return len(line)
+
+
+class RowVisual(Visual):
+    """An entry's row as a pane draws it.
+
+    A pane of thousands of entries must know every row's height to scroll, but only draws
+    the rows on screen. So the height at a width comes from wrapping the row's plain text
+    (``wrap_breaks``: a few string searches a line), and the same breaks cut the styled
+    text when the row is drawn: the two always agree. Styling and drawing a row waits
+    until it reaches the screen.
+    """
+
+    def __init__(self, row: Row) -> None:
+        self.row = row
+        head = "".join(piece for piece, _style in _head(row))
+        self.lines = [*head.split("\n"), *_body(row).split("\n"), ""]
+        self._breaks: tuple[int, list[list[int]]] | None = None
+        self._content: Content | None = None
+
+    @property
+    def plain(self) -> str:
+        """The row's text, unstyled and unwrapped."""
+        return "\n".join(self.lines)
+
+    def __str__(self) -> str:
+        return self.plain
+
+    def breaks(self, width: int) -> list[list[int]]:
+        if self._breaks is None or self._breaks[0] != width:
+            self._breaks = (width, [wrap_breaks(line, width) for line in self.lines])
+        return self._breaks[1]
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return sum(len(b) + 1 for b in self.breaks(width))
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        if self._content is None:
+            self._content = Content.from_rich_text(row_text(self.row))
+        lines = self._content.split("\n", allow_blank=True)
+        strips = [
+            Strip(piece.rstrip().render_segments(style))
+            for line, breaks in zip(lines, self.breaks(width), strict=True)
+            for piece in (line.divide(breaks) if breaks else [line])
+        ]
+        return strips if height is None else strips[:height]
 
 
 _row_flags = attrgetter(*(f.name for f in fields(Row) if f.name != "entry"))
@@ -120,7 +225,7 @@ class EntryPane(OptionList):
             key = row_key(r)
             option = old.pop(key, None) if key not in fresh else None  # (one use per list)
             if option is None:
-                option = Option(row_text(r))
+                option = Option(RowVisual(r))
             fresh.setdefault(key, option)
             options.append(option)
         self._options_by_key = fresh

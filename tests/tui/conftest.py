@@ -65,6 +65,7 @@ def write_in_place(path: Path, data: str | bytes) -> None:
 
 
 def plain(content: Any) -> str:
+    """The text of a widget's content or of a pane's row, unstyled."""
     return content.plain if isinstance(content, Text) else str(content)
 
 

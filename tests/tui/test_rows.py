@@ -1,0 +1,64 @@
+"""The entry panes measure a row by wrapping its plain text, and draw it with the same
+breaks: heights and drawings must agree for any text and width, or rows would be cut off
+or overlap as a pane scrolls."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.cells import cell_len
+from textual.style import Style
+from textual.visual import RenderOptions
+
+from padtui.core.model import make_entry
+from padtui.tui.widgets import Row, RowVisual, wrap_breaks
+
+words = st.sampled_from(
+    ["do", "not", "retry", "5xx;", "idempotency-key", "x" * 30, "日本語", "🙂🙂", "é", "a"]
+)
+spaces = st.sampled_from([" ", "  ", "   "])
+lines = st.lists(st.tuples(words, spaces), max_size=25).map(
+    lambda pairs: "".join(w + s for w, s in pairs)
+) | st.text(alphabet=" ab日🙂", max_size=60)
+
+
+def pieces(line: str, width: int) -> list[str]:
+    cuts = [0, *wrap_breaks(line, width), len(line)]
+    return [line[a:b] for a, b in pairwise(cuts)]
+
+
+@settings(max_examples=600, deadline=None)
+@given(line=lines, width=st.integers(min_value=1, max_value=50))
+def test_a_wrapped_line_fits_keeps_every_character_and_fills_each_line(
+    line: str, width: int
+) -> None:
+    got = pieces(line, width)
+    assert "".join(got) == line  # cut, never rewritten
+    for i, piece in enumerate(got):
+        shown = piece.rstrip(" ")
+        widest = max((cell_len(c) for c in shown), default=0)
+        assert cell_len(shown) <= max(width, widest), (piece, width)
+        if i + 1 < len(got):
+            assert shown or i == 0, "a line of nothing but spaces before a break"
+            nxt = got[i + 1].split(" ")[0]  # the word that went to the next line
+            if piece.endswith(" "):  # broken at a space: that word would not have fitted
+                assert cell_len(piece.rstrip(" ") + piece[len(shown) :] + nxt) > width
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(lines, min_size=1, max_size=4).map("\n".join),
+    width=st.integers(min_value=4, max_value=60),
+    dropped=st.booleans(),
+)
+def test_a_row_is_as_high_as_it_is_drawn(text: str, width: int, dropped: bool) -> None:
+    row = Row(make_entry("constraint", text, id="c-retry"), tokens=42, dropped=dropped)
+    visual = RowVisual(row)
+    options = RenderOptions(Style.parse, {})
+    strips = visual.render_strips(width, None, Style(), options)
+    assert len(strips) == visual.get_height({}, width)
+    assert all(strip.cell_length <= width for strip in strips)
+    drawn = "".join(strip.text for strip in strips).replace(" ", "")
+    assert drawn == visual.plain.replace(" ", "").replace("\n", "")
