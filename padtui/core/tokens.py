@@ -278,6 +278,9 @@ class TokenCounter:
         joined = sep.join(texts)
         if sep not in self._enc.special_tokens_set or joined.count(sep) != len(texts) - 1:
             return self._encode_chunk(texts)
+        # not encode_ordinary, yet the same counts: the one special token allowed is the
+        # separator, which no text here holds; any other special-token text in a pad is
+        # ordinary text (nothing is disallowed, so nothing raises)
         tokens = self._enc.encode(joined, allowed_special={sep}, disallowed_special=())
         mark, find = self._enc.encode_single_token(sep), tokens.index
         counts, at = [], 0
