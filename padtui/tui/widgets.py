@@ -140,7 +140,7 @@ class RowVisual(Visual):
         self.row = row
         head = "".join(piece for piece, _style in _head(row))
         self.lines = [*head.split("\n"), *_body(row).split("\n"), ""]
-        self._breaks: tuple[int, list[list[int]]] | None = None
+        self._breaks: tuple[int, list[list[int]], int] | None = None  # width, breaks, height
         self._content: Content | None = None
 
     @property
@@ -151,16 +151,21 @@ class RowVisual(Visual):
     def __str__(self) -> str:
         return self.plain
 
-    def breaks(self, width: int) -> list[list[int]]:
+    def _wrapped(self, width: int) -> tuple[int, list[list[int]], int]:
         if self._breaks is None or self._breaks[0] != width:
-            self._breaks = (width, [wrap_breaks(line, width) for line in self.lines])
-        return self._breaks[1]
+            breaks = [wrap_breaks(line, width) for line in self.lines]
+            self._breaks = (width, breaks, len(breaks) + sum(map(len, breaks)))
+        return self._breaks
+
+    def breaks(self, width: int) -> list[list[int]]:
+        """Where each line of the row is cut at ``width`` (see ``wrap_breaks``)."""
+        return self._wrapped(width)[1]
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return container_width
 
     def get_height(self, rules: RulesMap, width: int) -> int:
-        return sum(len(b) + 1 for b in self.breaks(width))
+        return self._wrapped(width)[2]
 
     def render_strips(
         self, width: int, height: int | None, style: Style, options: RenderOptions
