@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from padtui.core.audit import Audit, Finding, audit
     from padtui.core.compaction import Plan, compact, plan
     from padtui.core.errors import EncodingUnavailable, PadError, UnrecoverableCompactionError
-    from padtui.core.formats import PadFile, load
+    from padtui.core.formats import PadFile, load, load_pad
     from padtui.core.journal import Journal
     from padtui.core.model import Entry, Pad, make_entry
     from padtui.core.store import (
@@ -55,7 +55,7 @@ _HOME = {
     "padtui.core.audit": ("Audit", "Finding", "audit"),
     "padtui.core.compaction": ("Plan", "compact", "plan"),
     "padtui.core.errors": ("EncodingUnavailable", "PadError", "UnrecoverableCompactionError"),
-    "padtui.core.formats": ("PadFile", "load"),
+    "padtui.core.formats": ("PadFile", "load", "load_pad"),
     "padtui.core.journal": ("Journal",),
     "padtui.core.model": ("Entry", "Pad", "make_entry"),
     "padtui.core.store": (
@@ -116,6 +116,7 @@ __all__ = [
     "counter_for",
     "externalize",
     "load",
+    "load_pad",
     "lock",
     "make_entry",
     "plan",

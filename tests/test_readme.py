@@ -25,3 +25,15 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert len(command) == 1
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert command[0] in ci
+
+
+def test_every_name_of_the_readme_python_api_is_there():
+    import padtui
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Python API\n\n```python\n(.*?)```", text, flags=re.S)
+    assert block is not None
+    names = set(re.findall(r"\bpadtui\.([A-Za-z_]\w*)", block.group(1)))
+    assert {"load", "load_pad", "plan", "audit", "commit"} <= names
+    for name in names - {"core"}:
+        assert name in padtui.__all__ and getattr(padtui, name) is not None, name
