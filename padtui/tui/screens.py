@@ -18,6 +18,7 @@ from padtui.core.audit import Finding
 from padtui.core.compaction import Plan
 from padtui.core.inspection import Alarm, Version
 from padtui.core.text import clean, one_line
+from padtui.tui.widgets import PagedList
 
 REFUSALS = {
     "SEALED_OVER_BUDGET": (
@@ -276,7 +277,7 @@ class HistoryScreen(Screen[None]):
                 yield Static("caution share (constraint + negative-fact tokens / all)")
                 yield Sparkline(caution, id="caution-spark")
         with Horizontal(id="history-body"):
-            yield OptionList(
+            yield PagedList(
                 *[Option(self._row(v)) for v in reversed(self.versions)],
                 id="versions",
                 markup=False,
@@ -296,7 +297,7 @@ class HistoryScreen(Screen[None]):
             f"#{v.number:<4} {v.seen_at:%H:%M:%S}  {v.tokens:>6} tok  {v.claims:>4} claims  "
         )
         row.append(f"{v.verdict:<16}", style=style)
-        row.append(f" {v.origin}", style="dim")
+        row.append(f" {one_line(v.origin, 20)}", style="dim")
         return row
 
     def on_mount(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
+from typing import Literal
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
@@ -191,7 +192,19 @@ def row_key(row: Row) -> tuple[object, ...]:
     return _entry_look(row.entry), _row_flags(row)
 
 
-class EntryPane(OptionList):
+class PagedList(OptionList):
+    """An ``OptionList`` whose page keys work in any size of terminal.
+
+    OptionList lays its options out only when it has room on screen: one squeezed to
+    nothing (a small terminal) has no lines to page through, and paging would fail."""
+
+    def _move_page(self, direction: Literal[-1, 1]) -> None:
+        self._update_lines()
+        if self.highlighted is None or self.highlighted in self._index_to_line:
+            super()._move_page(direction)
+
+
+class EntryPane(PagedList):
     """A line-based list of entries (thousands scroll smoothly: one widget for all).
 
     A new version of a pad usually changes a few entries: the options of the others are

@@ -610,3 +610,21 @@ async def test_a_write_closes_an_open_trial_with_a_notice(tmp_path: Path) -> Non
         assert h.noted("trial closed")
         assert "press t to trial" in h.status
         assert not any("dropped by the trial" in r for r in h.rows("rewritable"))
+
+
+@pytest.mark.parametrize("size", [(30, 10), (12, 8), (6, 4)])
+async def test_a_terminal_too_small_for_the_panes_takes_every_key(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Squeezed to nothing, a pane has no lines laid out: paging, stepping and resizing
+    must still work, not fail."""
+    pad = copy_sample(tmp_path, RETRY)
+    async with inspector(pad, size=size, watch=False) as h:
+        await h.pilot.press("pagedown", "pageup", "down", "t", "n", "pagedown", "p", "escape")
+        await h.pilot.press("h", "pagedown", "escape")  # the history's list of versions too
+        await h.pilot.pause()
+        await h.pilot.resize_terminal(120, 40)
+        await h.pilot.pause()
+        await h.pilot.press("pagedown")
+        assert h.pane("rewritable").highlighted is not None  # a real page down now
+        assert h.app.is_running
