@@ -50,7 +50,7 @@ from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.inspection import Alarm, Inspection, Observed
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_once
-from padtui.tui.app import VERDICT_STYLES, PadApp
+from padtui.tui.app import PAD_ACTIONS, VERDICT_STYLES, PadApp
 from padtui.tui.widgets import gauge_text
 
 PAD_SUFFIXES = (".json", ".jsonl", ".md")
@@ -81,24 +81,7 @@ COLUMNS = (
     ("state", "state", 36),
 )
 # the inspector's actions, which mean nothing while the fleet is on screen
-INSPECTOR_ACTIONS = frozenset(
-    {
-        "trial",
-        "step_next",
-        "step_prev",
-        "leave_trial",
-        "commit",
-        "externalize",
-        "budget_down",
-        "budget_up",
-        "budget_set",
-        "switch_policy",
-        "history",
-        "alarms",
-        "concept",
-        "fleet",
-    }
-)
+INSPECTOR_ACTIONS = PAD_ACTIONS | {"history", "alarms", "concept", "fleet"}
 
 
 def is_pad_name(name: str) -> bool:
