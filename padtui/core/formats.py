@@ -622,6 +622,7 @@ def _entry(
             "index": index,
             "raw": raw,
             "source": source,
+            "context": (),
         },
     )
     return e

@@ -46,6 +46,9 @@ class Entry:
     index: int = 0
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     source: str | None = field(default=None, compare=False, repr=False)
+    # the headings the entry sits under in its file, outermost first, as written ("Lessons",
+    # "User Specified Lessons"), or a Letta block's label: where a rule lives (rules.py)
+    context: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -110,6 +113,10 @@ class Pad:
     entries: tuple[Entry, ...]
     budget_tokens: int | None = None
     encoding: str | None = None
+    # the file's own words for headings that hold rules (front matter or JSON object
+    # ``rule_headings``), added to padtui's, or replacing them (``rule_headings_replace``)
+    rule_headings: tuple[str, ...] = ()
+    rule_headings_replace: bool = False
 
     @classmethod
     def of(
@@ -117,10 +124,13 @@ class Pad:
         entries: Iterable[Entry],
         budget_tokens: int | None = None,
         encoding: str | None = None,
+        *,
+        rule_headings: Iterable[str] = (),
+        rule_headings_replace: bool = False,
     ) -> Pad:
         """A pad whose entries are numbered by position (for their ``#N`` labels)."""
         numbered = tuple(e if e.index == i else replace(e, index=i) for i, e in enumerate(entries))
-        return cls(numbered, budget_tokens, encoding)
+        return cls(numbered, budget_tokens, encoding, tuple(rule_headings), rule_headings_replace)
 
     @property
     def sealed(self) -> tuple[Entry, ...]:
