@@ -147,6 +147,12 @@ def _names(text: str) -> set[str]:
     return {f for f in found if f and f not in _STOP and f not in _NEG_WORDS}
 
 
+def names_in(text: str) -> list[str]:
+    """The named objects of a claim a rewrite must keep: code, quoted strings, paths,
+    identifiers, proper nouns (a heading's words and a sentence's first word are not)."""
+    return sorted(_names(text) - _numbers(text))
+
+
 def salient(text: str) -> set[str]:
     """Numbers and named objects a rewrite of this text must keep."""
     return _numbers(text) | _names(text)
