@@ -25,7 +25,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from padtui.core.carry import Carry, ClaimIndex, NewClaim, OldClaim, find, old_claims, stems
+from padtui.core.carry import (
+    Carry,
+    ClaimIndex,
+    NewClaim,
+    OldClaim,
+    find,
+    keeps_name,
+    old_claims,
+    stems,
+)
 from padtui.core.claims import pad_claims, split_claims
 from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
@@ -288,6 +297,7 @@ class _Ctx:
         self._changed_index: ClaimIndex | None = None
         self.whole = _LazyIndex(new)
         self._df: dict[str, int] | None = None
+        self._flat: str | None = None
         self.derived: dict[str, list[Entry]] = defaultdict(list)
         for n in new.entries:
             for ref in n.derived_from:
@@ -324,6 +334,12 @@ class _Ctx:
                 for w in stems(e.text):
                     self._df[w] += 1
         return self._df
+
+    def anywhere(self, name: str) -> bool:
+        """Does the new version still say this name, anywhere?"""
+        if self._flat is None:
+            self._flat = normalize("\n".join(e.text for e in self.new.entries))
+        return keeps_name(name, self._flat)
 
     def stood(self, c: NewClaim) -> bool:
         """Did this new claim stand in the old version as it stands now (in the entry its
@@ -424,13 +440,13 @@ class _Ctx:
         kinds: list[str] = []
         for c in old_claims(o, list(rules.values())):
             where = _Resolved([own, self.changed_index(), self.whole])
-            carry = find(c, where, self.stood)
+            carry = find(c, where, self.stood, anywhere=self.anywhere)
             if not c.rule:
                 plain += 1
                 if carry.found is None:
                     lost_plain += 1
                 elif n is not None and not heirs and not named:
-                    carry = find(c, where, self.stood, loose=False)
+                    carry = find(c, where, self.stood, loose=False, anywhere=self.anywhere)
                 if carry.found is None and n is not None and not heirs and not named:
                     self.lost_claims += 1  # an edit that lost a claim (not an entry)
                 continue

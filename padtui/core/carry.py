@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from padtui.core import rules as R
 from padtui.core.model import Entry, Pad
-from padtui.core.wording import names_in, normalize
+from padtui.core.wording import name_kinds, names_in, normalize
 
 _LATIN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 
@@ -187,6 +187,7 @@ class OldClaim:
     lent: str | None = None
     label: str = ""  # its bold label ("**ORM:** Prisma ..."): the topic, often kept
     around: frozenset[str] = frozenset()  # the content words of the claims beside it
+    before: frozenset[str] = frozenset()  # the content words of the claim before it
 
 
 def find(
@@ -195,6 +196,7 @@ def find(
     stood: Callable[[NewClaim], bool] = lambda c: False,
     *,
     loose: bool = True,
+    anywhere: Callable[[str], bool] = lambda name: False,
 ) -> Carry:
     """Look for ``old`` in each index in turn (the entry it was matched to, the entries this
     rewrite changed, then the whole version); the first place that carries it wins.
@@ -202,7 +204,7 @@ def find(
     ``stood(c)``: the new claim ``c`` stood in the old version as it stands now, so it is
     not where another old claim went (it was there all along, a rule of its own).
     """
-    want = stems(f"{old.label} {old.body}")
+    want = _wanted(old)
     names = names_in(old.body)
     weakest: Carry | None = None
     for index in indexes:
@@ -215,19 +217,26 @@ def find(
             flat = " ".join(n.body for n in window)
             near = len(want & stems(flat))
             held = share * len(want) >= _needed(len(want)) or near >= _needed(len(want))
-            named = bool(names) and all(_keeps_name(n, flat) for n in names)
+            named = bool(names) and all(keeps_name(n, flat) for n in names)
             placed = loose and len(want) <= 3 and share > 0 and _beside(old.around, flat)
             if not (held or named or placed):
                 continue  # not this claim (unless it names every object the old one did,
                 # or a short claim sits among what stood beside it)
             if not old.rule:
                 return Carry(c)
-            lost = tuple(weakened(old, c, window))
+            lost = tuple(weakened(old, c, window, anywhere))
             if not lost:
                 return Carry(c)
             if weakest is None:
                 weakest = Carry(c, lost)
     return weakest or Carry(None)
+
+
+def _wanted(old: OldClaim) -> frozenset[str]:
+    """The content words to look for: the claim's own, and for a claim that says little
+    by itself ("do not use them"), those of the claim before it, which it points back to."""
+    want = stems(f"{old.label} {old.body}")
+    return want if len(want) >= 2 else want | old.before
 
 
 def _beside(around: frozenset[str], flat: str) -> bool:
@@ -239,7 +248,8 @@ def _name_words(names: Sequence[str]) -> frozenset[str]:
 
 
 _CLAUSE = re.compile(
-    r"[,:;\u2014\u2013]\s+|\s+-\s+|\s+(?:and|but|so|because|which|since|as)\s+", re.IGNORECASE
+    r"[\u3001\uff0c\uff1b\uff1a]|[,:;\u2014\u2013]\s+|\s+-\s+|\s+(?:and|but|so|because|which|since|as)\s+",
+    re.IGNORECASE,
 )
 
 
@@ -253,7 +263,12 @@ def _clauses(window: Sequence[NewClaim]) -> list[tuple[str, frozenset[str]]]:
     return out
 
 
-def weakened(old: OldClaim, new: NewClaim, window: Sequence[NewClaim]) -> list[str]:
+def weakened(
+    old: OldClaim,
+    new: NewClaim,
+    window: Sequence[NewClaim],
+    anywhere: Callable[[str], bool] = lambda name: False,
+) -> list[str]:
     """What ``new`` (with its neighbours) lost of the force of the rule ``old``.
 
     Polarity and modal are read clause by clause: a negation elsewhere in a joined sentence
@@ -263,17 +278,21 @@ def weakened(old: OldClaim, new: NewClaim, window: Sequence[NewClaim]) -> list[s
     """
     lost = []
     old_text = old.body if not old.lent else f"{old.lent}: {old.body}"
-    want = stems(f"{old.label} {old.body}")
+    want = _wanted(old)
     clauses = _clauses(window)
     related = [i for i, (_, words) in enumerate(clauses) if words & want]
     near = sorted({j for i in related for j in (i, i + 1) if j < len(clauses)})
     was_neg = R.negative(old_text)
-    if not R.exempt(old.body) and not any(R.exempt(t) for t, _ in clauses):
-        if was_neg and not any(R.negative(clauses[i][0]) for i in near or range(len(clauses))):
+    mine = [clauses[i][0] for i in near] or [t for t, _ in clauses]
+    escape = [c for i in related for c in R.conditions(clauses[i][0]) if R.escape(c)]
+    if escape and not any(R.escape(c) for c in R.conditions(old.body)):
+        lost.append(f"its absoluteness (now {escape[0]!r})")  # "unless there is a good reason"
+    elif not R.exempt(old.body):
+        if was_neg and not any(R.negative(t) for t in mine):
             said = R.markers(old_text)
             what = "its negation" if _fact(old_text) else "its prohibition"
             lost.append(what + (f" ({', '.join(map(repr, said[:3]))})" if said else ""))
-        elif not was_neg and related and all(R.negative(clauses[i][0]) for i in related):
+        elif not was_neg and related and all(R.negates(clauses[i][0]) for i in related):
             said = R.markers(" ".join(clauses[i][0] for i in related))
             lost.append("its polarity (now " + ", ".join(map(repr, said[:3])) + ")")
     before = R.strength(old.body, old.lent)
@@ -286,12 +305,21 @@ def weakened(old: OldClaim, new: NewClaim, window: Sequence[NewClaim]) -> list[s
         lost.append(f"its force ({_STRENGTH[before]} -> {_STRENGTH[after]})")
     flat = " ".join(n.body for n in window)
     have = stems(flat)
+    conditioned = any(R.conditions(n.body) for n in window)
     for cond in R.conditions(old.body):
         words = stems(cond) - _VAGUE
-        if words and len(words & have) * 2 < len(words):
-            lost.append(f"its condition {cond!r}")
+        if not words or len(words & have) * 2 >= len(words):
+            continue
+        if R.trigger(cond) and conditioned:
+            continue  # "if they fail, fix it before review": "they must pass before review"
+        lost.append(f"its condition {cond!r}")
     lost += _numbers_lost(old.body, flat)
-    gone = [n for n in names_in(old.body) if not _keeps_name(n, flat)]
+    ids, proper = name_kinds(old.body)
+    gone = sorted(n for n in ids if not keeps_name(n, flat))
+    # a proper name left out where the rest of the pad still says it ("Rust" in "MSRV
+    # 1.75") is shorthand; one gone from the pad is a change
+    lost_proper = [n for n in sorted(proper - ids) if not keeps_name(n, flat)]
+    gone += [n for n in lost_proper if not anywhere(n)]
     if gone:
         lost.append(("names " if len(gone) > 1 else "name ") + ", ".join(map(repr, gone)))
     return lost
@@ -309,27 +337,22 @@ def _fact(text: str) -> bool:
 
 
 def _numbers_lost(old: str, new: str) -> list[str]:
-    """The numbers of ``old`` that ``new`` does not keep. A number is kept where it stands
-    again, unless the words beside it now stand beside another number (``Python 3.12`` ->
-    ``Python 3.11``, whatever else says 3.12)."""
+    """The numbers of ``old`` that ``new`` does not state again. A number is read whole,
+    with what is glued to it (``3.12``, ``5xx``, ``v1``): ``Python 3.12`` -> ``3.11`` is a
+    change even where ``libpython3.12`` stands."""
     have = R.numbers(new)
-    spelled = R.number_words(new)
+    kept = {n for n, _ in have} | R.number_words(new)
     out = []
     for num, ctx in R.numbers(old):
-        same = [c for n, c in have if n == num]
+        if num in kept:
+            continue
         instead = sorted({n for n, c in have if ctx & c and n != num})
-        if any(not ctx or not c or ctx & c for c in same):
-            continue
-        if (same or num in spelled) and not instead:
-            continue
-        if instead:
-            out.append(f"number {num!r} (now {', '.join(map(repr, instead))})")
-        else:
-            out.append(f"number {num!r}")
-    return out
+        now = f" (now {', '.join(map(repr, instead[:2]))})" if instead else ""
+        out.append(f"number {num!r}{now}")
+    return list(dict.fromkeys(out))
 
 
-def _keeps_name(name: str, flat: str) -> bool:
+def keeps_name(name: str, flat: str) -> bool:
     low = normalize(flat)
     if re.fullmatch(r"\w+", name):
         forms = {name, name + "s", name + "es", name.rstrip("s")}
@@ -346,7 +369,8 @@ def old_claims(e: Entry, rules: Sequence[R.Rule]) -> list[OldClaim]:
         lent = R.lent_by(c, e.context) if c.text in ruled else None
         around = frozenset().union(*(stems(n.body) for n in claims[max(0, i - 1) : i + 2]))
         around -= stems(c.body)
-        out.append(OldClaim(c.text, c.body, c.text in ruled, lent, c.label, around))
+        before = stems(claims[i - 1].body) if i else frozenset()
+        out.append(OldClaim(c.text, c.body, c.text in ruled, lent, c.label, around, before))
     return out
 
 

@@ -54,6 +54,12 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "forbidden",
     "restriction",
     "decision",
+    "feedback",
+    "learning",
+    "gotcha",
+    "pitfall",
+    "caveat",
+    "warning",
     # the common forms of other languages (matched inside a heading's text)
     "禁止",
     "必須",
@@ -70,10 +76,32 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "regel",
     "richtlinie",
     "vorgabe",
+    "wichtig",
+    "niemals",
+    "immer",
+    "verbot",
+    "konvention",
+    "präferenz",
+    "entscheidung",
     "règle",
     "consigne",
+    "préférence",
+    "décision",
+    "leçon",
+    "jamais",
+    "toujours",
+    "interdit",
     "regla",
     "norma",
+    "preferencia",
+    "importante",
+    "decisión",
+    "decisione",
+    "lección",
+    "leccione",
+    "nunca",
+    "siempre",
+    "prohibido",
 )
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
@@ -85,11 +113,16 @@ _DATE_TAIL = re.compile(
 
 
 def _heading_words(heading: str) -> list[str]:
-    """A heading's words, lower-cased, singular, separators and emoji forgiven."""
+    """A heading's words, lower-cased, separators and emoji forgiven (each word as written
+    and in the singular: ``Lessons`` gives lessons, lesson)."""
     plain = _DATE_TAIL.sub("", heading)
     plain = re.sub(r"([a-z])([A-Z])", r"\1 \2", plain)  # camelCase labels
     words = re.findall(r"[^\W\d_]+(?:['\u2019][a-z]+)?", plain.lower().replace("_", " "))
-    return [_singular(w.replace("\u2019", "'")) for w in words]
+    out = []
+    for w in words:
+        w = w.replace("\u2019", "'")
+        out += [w, _singular(w)]
+    return out
 
 
 def _singular(word: str) -> str:
@@ -111,7 +144,7 @@ class RuleMap:
 
     def extended(self, words: Iterable[str], *, replace: bool = False) -> RuleMap:
         """This map with more words (``replace``: only those words)."""
-        extra = frozenset(" ".join(_heading_words(w)) or w.strip().lower() for w in words)
+        extra = frozenset(" ".join(_heading_words(w)[::2]) or w.strip().lower() for w in words)
         extra = frozenset(w for w in extra if w)
         return RuleMap(extra if replace else self.words | extra)
 
@@ -129,7 +162,7 @@ class RuleMap:
 @lru_cache(maxsize=4096)
 def _names_rules(words: frozenset[str], heading: str) -> str | None:
     mine = _heading_words(heading)
-    joined = " " + " ".join(mine) + " "
+    joined = " " + " ".join(mine[::2]) + " "
     low = heading.lower()
     for w in sorted(words):
         if _CJK.search(w) or (not w.isascii() and " " not in w and w not in mine):
@@ -138,7 +171,7 @@ def _names_rules(words: frozenset[str], heading: str) -> str | None:
         elif " " in w or "'" in w:
             if f" {w} " in joined:
                 return w
-        elif w in mine:
+        elif w in mine or _singular(w) in mine:
             return w
     return None
 
@@ -208,6 +241,7 @@ _PROHIBIT_MEDIUM = re.compile(
         rf"shouldn{_APOS}t",
         r"ought\s+not",
         r"prefer\s+not",
+        r"(?:would|'d)\s+rather\s+not",
         r"discourag\w*",
         "vermeiden",
         "vermeide",
@@ -224,7 +258,7 @@ _PROHIBIT_CJK = re.compile(
     r"しない|しません|ないこと|ないように|ないで|するな|禁止|不可|いけない|ならない|禁物|厳禁"
     r"|不要|不得|严禁|切勿|不能|不准|绝不|决不|勿|不许|不应"
 )
-_PROHIBIT_CJK_MEDIUM = re.compile(r"避ける|避けて|控える|控えて|避免|尽量不")
+_PROHIBIT_CJK_MEDIUM = re.compile(r"避け|控え|避免|尽量不")
 _NOT_WORD = re.compile(
     _words(
         "not",
@@ -295,6 +329,9 @@ _OBLIGE_MEDIUM = re.compile(
         r"recommend\w*",
         r"it{_APOS}?s\s+best\s+to".replace("{_APOS}", _APOS),
         r"is\s+expected\s+to",
+        r"needs?(?=\s+(?:to|the|a|an|its|their|your)\b)",
+        r"brauch(?:t|en)",
+        r"benötig(?:t|en)",
         "sollte",
         "sollten",
         "bevorzug\\w*",
@@ -416,7 +453,7 @@ _NEGATIVE_FACT = re.compile(
         r"not\s+supported",
         "unsupported",
         r"no\s+longer\s+(?:work\w*|exist\w*|available|supported)",
-        r"crash\w*",
+        r"crash(?:es|ed|ing)",
         r"times?\s+out",
         r"timed\s+out",
         r"doesn{_APOS}t\s+work".replace("{_APOS}", _APOS),
@@ -447,7 +484,6 @@ _CONDITION = re.compile(
         "while",
         "without",
         "except",
-        "once",
         r"in\s+case",
         r"as\s+long\s+as",
         "wenn",
@@ -503,6 +539,16 @@ def _unbreak(m: re.Match[str]) -> str:
     return m.group(1) + "\u2024" + m.group()[len(m.group(1)) + 1 :]  # (a dot that ends nothing)
 
 
+_CJK_STOP = re.compile(r"(?<=[\u3002\uff01\uff1f])")
+
+
+def _cjk_sentences(claim: str) -> list[str]:
+    """A claim cut after each Japanese or Chinese full stop (which no space follows)."""
+    if not _CJK.search(claim):
+        return [claim]
+    return [p for p in _CJK_STOP.split(claim) if p.strip()]
+
+
 @dataclass(frozen=True)
 class Claim:
     """A claim of an entry, with the headings inside the entry's text above it."""
@@ -530,7 +576,7 @@ def entry_claims(text: str) -> tuple[Claim, ...]:
                 stack.pop()
             stack.append((level, title.strip()))
             continue
-        for piece in split_claims(line):
+        for piece in (p for part in split_claims(line) for p in _cjk_sentences(part)):
             lead = _LEAD.match(piece)
             body = piece[lead.end() :] if lead else piece
             label = ""
@@ -589,7 +635,8 @@ def wording_kind(text: str) -> str | None:
     """What a claim's own words make it: a prohibition, an obligation, a restriction or a
     negative fact (None: none of these)."""
     plain = _plain(text)
-    failed = _NEGATIVE_FACT.search(plain) or _NEGATIVE_FACT_CJK.search(plain)
+    main = _CONDITION.sub(" ", plain)  # "if the build fails, roll back" is an instruction
+    failed = _NEGATIVE_FACT.search(main) or _NEGATIVE_FACT_CJK.search(main)
     if failed and (not _PROHIBIT_STRONG.search(plain) or re.search(r"\bfail", plain, _I)):
         return "negative_fact"
     if (
@@ -662,10 +709,13 @@ def _rules_of(
     rule_map: RuleMap,
 ) -> tuple[tuple[str, str, str | None, str | None, str | None], ...]:
     out = []
-    for c in entry_claims(text):
+    claims = entry_claims(text)
+    # an open question ("Open question: should X? Waiting on Y.") holds no rules by place
+    asks = bool(claims) and claims[0].body.rstrip().endswith(("?", "\uff1f"))
+    for c in claims:
         kind = wording_kind(c.body)
         lent = None
-        inner_place = place
+        inner_place = None if asks else place
         if c.label and kind is None:
             lent_kind = wording_kind(c.label)
             if lent_kind is not None:
@@ -675,7 +725,7 @@ def _rules_of(
                 lent_kind = wording_kind(title)
                 if lent_kind is not None:
                     kind, lent = lent_kind, title
-            if inner_place is None:
+            if inner_place is None and not asks:
                 inner_place = rule_map.names_rules(title)
         if kind is None and inner_place is None:
             continue
@@ -706,7 +756,7 @@ def find_rules(pad: Pad, rule_map: RuleMap | None = None) -> list[Rule]:
 # --- force ------------------------------------------------------------------------------------
 
 # a number with what is glued to it: 3.12, 5xx, v1, 4,000, 10s (libpython3.12 is not 3.12)
-_NUMBER = re.compile(r"(?<![\w.])[^\W\d]*\d+(?:[.,:]\d+)*[^\W\d]*%?(?![\w])")
+_NUMBER = re.compile(r"(?<![\w.])(?=[\w.,:]*\d)\w+(?:[.,:]\w+)*%?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _UNITS = {
     "s": "second",
@@ -780,6 +830,23 @@ def negative(text: str) -> bool:
     )
 
 
+_PAREN = re.compile(r"\([^()]*\)")
+
+
+def negates(text: str) -> bool:
+    """Does the claim negate its own verb ("do not", "never", "fails")? A noun negated
+    ("no raw dicts") or an aside in parentheses does not turn a rule around."""
+    plain = _CONDITION.sub(" ", _plain(_PAREN.sub(" ", text)))
+    return bool(
+        _PROHIBIT_STRONG.search(plain)
+        or _PROHIBIT_MEDIUM.search(plain)
+        or _PROHIBIT_CJK.search(plain)
+        or _NEGATIVE_FACT.search(plain)
+        or _NEGATIVE_FACT_CJK.search(plain)
+        or re.search(r"\bnot\b|n['\u2019]t\b", plain, _I)
+    )
+
+
 def exempt(text: str) -> bool:
     return bool(_EXEMPT.search(text))
 
@@ -846,6 +913,24 @@ _SOFT = frozenset(
 
 def number_words(text: str) -> set[str]:
     return {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
+
+
+_TRIGGER = re.compile(
+    _words("if", "when", "whenever", "while", "once", "wenn", "falls", "si", "quand", "cuando"), _I
+)
+
+
+_ESCAPE = re.compile(_words("unless", "except", "außer", "sauf", "salvo", "excepto"), _I)
+
+
+def escape(condition: str) -> bool:
+    """Is this condition a way out of the rule ("unless there is a good reason")?"""
+    return bool(_ESCAPE.match(condition))
+
+
+def trigger(condition: str) -> bool:
+    """Is this condition a trigger ("if X", "when X"), not a limit ("unless", "before")?"""
+    return bool(_TRIGGER.match(condition))
 
 
 def conditions(text: str) -> list[str]:
