@@ -132,7 +132,7 @@ def audit(
     before = totals(old, counter)
     after = totals(new, counter)
     matches = match(old, new)
-    if _same_content(old, new):
+    if _same_content(old, new, matches):
         return Audit(
             "unchanged", (), matches, before.tokens, after.tokens, before.claims, after.claims
         )
@@ -306,6 +306,8 @@ class _Ctx:
         self.lost_claims = 0  # claims carried nowhere, undeclared
 
     def heirs(self, o: Entry, n: Entry | None) -> list[Entry]:
+        if not self.derived:
+            return []
         ref = o.label if o.id is None else o.id
         out = {h.index: h for h in self.derived.get(ref, ()) if h is not n}
         return list(out.values())
@@ -423,6 +425,10 @@ class _Ctx:
         """Each claim of ``o`` carried, weakened, declared or lost."""
         if o.kind == "loss_record":
             return []  # reported as LOSS_RECORD_EVICTED
+        if n is not None and n.text == o.text and n.context == o.context and not self.derived:
+            if n.kind != o.kind and o.kind in CAUTION_KINDS and _rewritable_elsewhere([n]):
+                return [_demoted(o, [n])]
+            return []  # the same text in the same place (the common case: said first)
         heirs = self.heirs(o, n)
         if n is not None and not heirs and n.text == o.text and n.context == o.context:
             if n.kind != o.kind and o.kind in CAUTION_KINDS and _rewritable_elsewhere([n]):
@@ -438,8 +444,14 @@ class _Ctx:
         plain = lost_plain = 0
         carriers: set[int] = set()
         kinds: list[str] = []
+        declared = bool(heirs or named)
         for c in old_claims(o, list(rules.values())):
-            where = _Resolved([own, self.changed_index(), self.whole])
+            if declared and not c.rule:
+                continue  # a declared loss: whatever of it went, went on the record
+            # a declared entry's rules are looked for where it went, not in the whole pad
+            where = _Resolved(
+                [own, self.changed_index()] if declared else [own, self.changed_index(), self.whole]
+            )
             carry = find(c, where, self.stood, anywhere=self.anywhere)
             if not c.rule:
                 plain += 1
@@ -574,7 +586,7 @@ def _part(text: str, claims: Sequence[str]) -> str:
 class _Resolved(Sequence[ClaimIndex]):
     """The indexes to look in, the whole version's built only when reached."""
 
-    def __init__(self, items: list[ClaimIndex | _LazyIndex]) -> None:
+    def __init__(self, items: Sequence[ClaimIndex | _LazyIndex]) -> None:
         self.items = items
 
     def __len__(self) -> int:
@@ -683,15 +695,13 @@ def _content(e: Entry) -> dict[str, Any]:
     return out
 
 
-def _same_content(old: Pad, new: Pad) -> bool:
+def _same_content(old: Pad, new: Pad, matches: dict[int, tuple[int, str]]) -> bool:
     """The same entries, in any order, under the same headings."""
-    if len(old.entries) != len(new.entries):
+    if len(old.entries) != len(new.entries) or len(matches) != len(old.entries):
+        return False  # (an entry came or went: most rewrites, told apart at once)
+    pairs = [(old.entries[o], new.entries[n]) for o, (n, _how) in matches.items()]
+    if not all(a is b or (a.text == b.text and a.context == b.context) for a, b in pairs):
         return False
-    if all(
-        a is b or (_content(a) == _content(b) and a.context == b.context)
-        for a, b in zip(old.entries, new.entries, strict=True)
-    ):
-        return True
     key = lambda e: json.dumps([_content(e), list(e.context)], sort_keys=True)  # noqa: E731
     return sorted(map(key, old.entries)) == sorted(map(key, new.entries))
 

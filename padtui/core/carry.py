@@ -8,6 +8,7 @@ their context and its names. Every verdict names the words that moved it.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -128,25 +129,40 @@ class ClaimIndex:
         self.claims: list[NewClaim] = []
         self.by_entry: dict[int, list[NewClaim]] = defaultdict(list)
         self.postings: dict[str, list[int]] = defaultdict(list)
+        self.keys: list[frozenset[str]] = []  # each claim's words and names
         for e in entries:
             if e.kind == "loss_record":
                 continue  # a record quotes what went: it declares a loss, it carries nothing
             for c in claims_of(e):
-                for s in c.stems:
+                keys = c.stems | _name_keys(c.body)
+                for s in keys:
                     self.postings[s].append(len(self.claims))
+                self.keys.append(keys)
                 self.by_entry[e.index].append(c)
                 self.claims.append(c)
 
     def candidates(self, want: frozenset[str], limit: int = 6) -> list[tuple[float, NewClaim]]:
-        """The claims that hold most of ``want``, best first, with the share they hold."""
-        if not want:
+        """The claims that hold most of ``want``, best first, with the share they hold.
+
+        A claim that holds the half of ``want`` that :func:`find` asks for holds at least one
+        of its rarest ``n - needed + 1`` words, so only their postings are read (and every
+        name's, and for a short claim every word's): the common words of a large pad never
+        make this quadratic.
+        """
+        words = [w for w in want if w in self.postings]
+        if not words:
             return []
-        shared: dict[int, int] = defaultdict(int)
-        for s in want:
-            for i in self.postings.get(s, ()):
-                shared[i] += 1
-        ranked = sorted(shared, key=lambda i: (-shared[i], i))[:limit]
-        return [(shared[i] / len(want), self.claims[i]) for i in ranked]
+        plain = [w for w in words if not w.startswith("\x00")]
+        words.sort(key=lambda w: len(self.postings[w]))
+        n = len([w for w in want if not w.startswith("\x00")])
+        scan = words if n <= 3 else [w for w in words if w.startswith("\x00")]
+        scan += sorted(plain, key=lambda w: len(self.postings[w]))[: n - _needed(n) + 1]
+        seen: set[int] = set()
+        for w in scan:
+            seen.update(self.postings[w])
+        # the most words held first, then the first in the version
+        top = heapq.nlargest(limit, ((len(want & self.keys[i]), -i) for i in seen))
+        return [(held / len(want), self.claims[-minus]) for held, minus in top]
 
     def window(self, c: NewClaim) -> list[NewClaim]:
         """The claim with its neighbours in its entry (a sentence split in two, a bullet
@@ -207,6 +223,7 @@ def find(
     want = _wanted(old)
     names = names_in(old.body)
     weakest: Carry | None = None
+    best: tuple[bool, float] = (False, 0.0)
     for index in indexes:
         for share, c in index.candidates(want | _name_words(names)):
             if normalize(c.body) != normalize(old.body) and stood(c):
@@ -227,8 +244,9 @@ def find(
             lost = tuple(weakened(old, c, window, anywhere))
             if not lost:
                 return Carry(c)
-            if weakest is None:
-                weakest = Carry(c, lost)
+            rank = (named, share)
+            if weakest is None or rank > best:
+                weakest, best = Carry(c, lost), rank
     return weakest or Carry(None)
 
 
@@ -244,7 +262,17 @@ def _beside(around: frozenset[str], flat: str) -> bool:
 
 
 def _name_words(names: Sequence[str]) -> frozenset[str]:
-    return frozenset(w for n in names for w in stems(n) | {n.lower()})
+    return frozenset(w for n in names for w in stems(n) | {"\x00" + n.lower()})
+
+
+def _name_keys(text: str) -> frozenset[str]:
+    """A claim's names as index keys (kept apart from its words by a mark no word has)."""
+    return (
+        frozenset("\x00" + n for n in names_in(text)) if _MAYBE_NAME.search(text) else frozenset()
+    )
+
+
+_MAYBE_NAME = re.compile(r"[`\"\u201c/._:]|\w[A-Z]|\b[A-Z]")
 
 
 _CLAUSE = re.compile(
@@ -312,6 +340,8 @@ def weakened(
             continue
         if R.trigger(cond) and conditioned:
             continue  # "if they fail, fix it before review": "they must pass before review"
+        if R.ordering(cond) and any(R.orders(clauses[i][0]) for i in related):
+            continue  # "before processing, offer a pause": "offer a pause first"
         lost.append(f"its condition {cond!r}")
     lost += _numbers_lost(old.body, flat)
     ids, proper = name_kinds(old.body)
@@ -342,7 +372,13 @@ def _numbers_lost(old: str, new: str) -> list[str]:
     change even where ``libpython3.12`` stands."""
     have = R.numbers(new)
     kept = {n for n, _ in have} | R.number_words(new)
+    led = R.led_numbers(new)
     out = []
+    for word, nums in R.led_numbers(old).items():
+        for num in sorted(nums):
+            if num in kept and word in led and num not in led[word]:
+                now = ", ".join(map(repr, sorted(led[word])[:2]))
+                out.append(f"number {num!r} (now {now} after {word!r})")
     for num, ctx in R.numbers(old):
         if num in kept:
             continue

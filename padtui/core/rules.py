@@ -242,6 +242,8 @@ _PROHIBIT_MEDIUM = re.compile(
         r"ought\s+not",
         r"prefer\s+not",
         r"(?:would|'d)\s+rather\s+not",
+        r"dislike[sd]?",
+        r"hate[sd]?",
         r"discourag\w*",
         "vermeiden",
         "vermeide",
@@ -286,6 +288,10 @@ _OBLIGE_STRONG = re.compile(
         "mandatory",
         "ensure",
         r"make\s+sure",
+        r"needs?(?=\s+(?:the|a|an|its|their|your)\b)",
+        r"(?:is|are)\s+needed",
+        r"brauch(?:t|en)",
+        r"benötig(?:t|en)",
         r"be\s+sure\s+to",
         "shall",
         r"every\s+time",
@@ -329,9 +335,6 @@ _OBLIGE_MEDIUM = re.compile(
         r"recommend\w*",
         r"it{_APOS}?s\s+best\s+to".replace("{_APOS}", _APOS),
         r"is\s+expected\s+to",
-        r"needs?(?=\s+(?:to|the|a|an|its|their|your)\b)",
-        r"brauch(?:t|en)",
-        r"benötig(?:t|en)",
         "sollte",
         "sollten",
         "bevorzug\\w*",
@@ -446,7 +449,7 @@ _NEGATIVE_FACT = re.compile(
         rf"(?:does|do|did|is|are|was|were|has|have|will)(?:\s+not|n{_APOS}t)\s+"
         r"(?:work\w*|exist\w*|support\w*|help\w*|run\w*|compile\w*|load\w*|apply|available)",
         rf"won{_APOS}t\s+work",
-        r"fail\w*",
+        r"fail(?:s|ed|ing|ure)?(?!\s+(?:on|if|when|fast|closed|open)\b)",
         "broken",
         r"deprecated",
         "obsolete",
@@ -506,6 +509,11 @@ _CONDITION = re.compile(
         "excepto",
     )
     + r"\s+([^,;:.!?()\n]+)",
+    _I,
+)
+_TRIGGER_CLAUSE = re.compile(
+    _words("if", "when", "whenever", "while", "wenn", "falls", "si", "quand", "cuando")
+    + r"\s+[^,;:.!?()\n]+",
     _I,
 )
 _EXEMPT = re.compile(_words("without", "unless", "except", "ohne", "sans", "sin", "salvo"), _I)
@@ -607,6 +615,7 @@ _LIMIT = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def _plain(text: str) -> str:
     """The text with contrasts ("X, not Y"), limits ("no more than 3": at most 3) and
     Japanese double negatives set aside."""
@@ -631,9 +640,35 @@ def markers(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_ANY_MARK = re.compile(
+    "|".join(
+        f"(?:{p.pattern})"
+        for p in (
+            _PROHIBIT_STRONG,
+            _PROHIBIT_MEDIUM,
+            _PROHIBIT_CJK,
+            _PROHIBIT_CJK_MEDIUM,
+            _OBLIGE_STRONG,
+            _OBLIGE_MEDIUM,
+            _OBLIGE_CJK,
+            _OBLIGE_CJK_MEDIUM,
+            _RESTRICT,
+            _NEGATIVE_FACT,
+            _NEGATIVE_FACT_CJK,
+            _JA_OBLIGE,
+        )
+    )
+    + r"|^\W*(?:no|keine?|aucun|ningún|ninguna|nada|IMPORTANT|CRITICAL|NOTE|MUST|NEVER|ALWAYS)\b",
+    _I,
+)
+
+
+@lru_cache(maxsize=65536)
 def wording_kind(text: str) -> str | None:
     """What a claim's own words make it: a prohibition, an obligation, a restriction or a
     negative fact (None: none of these)."""
+    if not _ANY_MARK.search(text):
+        return None  # (most claims of a large pad: one search instead of a dozen)
     plain = _plain(text)
     main = _CONDITION.sub(" ", plain)  # "if the build fails, roll back" is an instruction
     failed = _NEGATIVE_FACT.search(main) or _NEGATIVE_FACT_CJK.search(main)
@@ -713,6 +748,8 @@ def _rules_of(
     # an open question ("Open question: should X? Waiting on Y.") holds no rules by place
     asks = bool(claims) and claims[0].body.rstrip().endswith(("?", "\uff1f"))
     for c in claims:
+        if c.body.rstrip().endswith(("?", "\uff1f")):
+            continue  # a question binds nobody
         kind = wording_kind(c.body)
         lent = None
         inner_place = None if asks else place
@@ -816,8 +853,8 @@ def strength(text: str, lent: str | None = None) -> int:
 
 def negative(text: str) -> bool:
     """Does the claim forbid, or say that something does not hold? (A negation inside its
-    condition, "if it isn't in the guide", does not count.)"""
-    plain = _CONDITION.sub(" ", _plain(text))
+    trigger, "if it isn't in the guide", does not count; "without reciting" does.)"""
+    plain = _TRIGGER_CLAUSE.sub(" ", _plain(text))
     return bool(
         _PROHIBIT_STRONG.search(plain)
         or _PROHIBIT_MEDIUM.search(plain)
@@ -911,6 +948,17 @@ _SOFT = frozenset(
 )
 
 
+def led_numbers(text: str) -> dict[str, set[str]]:
+    """The numbers of a text by the word right before them ("below 0.5.1.h": below)."""
+    body = _THOUSANDS.sub("", text)
+    out: dict[str, set[str]] = {}
+    for m in _NUMBER.finditer(body):
+        before = _WORD.findall(body[max(0, m.start() - 30) : m.start()])
+        if before and before[-1].lower() not in _SOFT:
+            out.setdefault(before[-1].lower(), set()).add(m.group().lower())
+    return out
+
+
 def number_words(text: str) -> set[str]:
     return {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
 
@@ -926,6 +974,35 @@ _ESCAPE = re.compile(_words("unless", "except", "außer", "sauf", "salvo", "exce
 def escape(condition: str) -> bool:
     """Is this condition a way out of the rule ("unless there is a good reason")?"""
     return bool(_ESCAPE.match(condition))
+
+
+_ORDER = re.compile(
+    _words("before", "after", "until", "bevor", "nachdem", "avant", "après", "antes", "después"), _I
+)
+_ORDER_WORDS = re.compile(
+    _words(
+        "first",
+        "then",
+        "before",
+        "after",
+        "beforehand",
+        "prior",
+        "afterwards",
+        "zuerst",
+        "d'abord",
+        "primero",
+    ),
+    _I,
+)
+
+
+def ordering(condition: str) -> bool:
+    """Is this condition an order ("before deploying"), which "first" can also say?"""
+    return bool(_ORDER.match(condition))
+
+
+def orders(text: str) -> bool:
+    return bool(_ORDER_WORDS.search(text))
 
 
 def trigger(condition: str) -> bool:
