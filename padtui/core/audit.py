@@ -138,6 +138,7 @@ def audit(
         )
     base = rule_map or RuleMap.default()
     ctx = _Ctx(old, new, matches, base.for_pad(old), base.for_pad(new))
+    ctx.count_lost = after.claims < before.claims  # (claims lost matter only if claims fell)
     findings: list[Finding] = []
     for o in old.entries:
         hit = matches.get(o.index)
@@ -304,6 +305,7 @@ class _Ctx:
                 self.derived[ref].append(n)
         self.declared = False  # some loss was declared (derived_from or a loss record)
         self.lost_claims = 0  # claims carried nowhere, undeclared
+        self.count_lost = True
 
     def heirs(self, o: Entry, n: Entry | None) -> list[Entry]:
         if not self.derived:
@@ -446,8 +448,8 @@ class _Ctx:
         kinds: list[str] = []
         declared = bool(heirs or named)
         for c in old_claims(o, list(rules.values())):
-            if declared and not c.rule:
-                continue  # a declared loss: whatever of it went, went on the record
+            if not c.rule and (declared or (n is not None and not self.count_lost)):
+                continue  # a declared loss, or an edit while no claim was lost overall
             # a declared entry's rules are looked for where it went, not in the whole pad
             where = _Resolved(
                 [own, self.changed_index()] if declared else [own, self.changed_index(), self.whole]
