@@ -83,6 +83,14 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "konvention",
     "präferenz",
     "entscheidung",
+    "regeln",
+    "wichtige",
+    "vorgaben",
+    "richtlinien",
+    "konventionen",
+    "entscheidungen",
+    "präferenzen",
+    "verbote",
     "règle",
     "consigne",
     "préférence",
@@ -187,7 +195,8 @@ _APOS = "['\u2019]"
 
 
 def _words(*alts: str) -> str:
-    return r"(?<![\w])(?:" + "|".join(alts) + r")(?![\w])"
+    # (a hyphen joins words: "read-only" says nothing about "only")
+    return r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])"
 
 
 # prohibitions (and the strength they say it with)
@@ -582,7 +591,7 @@ def entry_claims(text: str) -> tuple[Claim, ...]:
             title = h.group(2) if h else (bold.group(1) or bold.group(2) or "")  # type: ignore[union-attr]
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, title.strip()))
+            stack.append((level, title.strip().rstrip(":").strip()))
             continue
         for piece in (p for part in split_claims(line) for p in _cjk_sentences(part)):
             lead = _LEAD.match(piece)
