@@ -291,6 +291,16 @@ def _clauses(window: Sequence[NewClaim]) -> list[tuple[str, frozenset[str]]]:
     return out
 
 
+def _first_clause(window: Sequence[NewClaim], new: NewClaim) -> int:
+    """The index, among the window's clauses, of the first clause of ``new``."""
+    count = 0
+    for n in window:
+        if n is new:
+            return count
+        count += len([p for p in _CLAUSE.split(n.body) if p.strip()])
+    return 0
+
+
 def weakened(
     old: OldClaim,
     new: NewClaim,
@@ -308,7 +318,10 @@ def weakened(
     old_text = old.body if not old.lent else f"{old.lent}: {old.body}"
     want = _wanted(old)
     clauses = _clauses(window)
-    related = [i for i, (_, words) in enumerate(clauses) if words & want]
+    # what speaks for the rule: the clauses of the claim it was found in that share a word
+    # with it, and the clause after each (the claim before is another rule's)
+    first = _first_clause(window, new)
+    related = [i for i, (_, words) in enumerate(clauses) if words & want and i >= first]
     near = sorted({j for i in related for j in (i, i + 1) if j < len(clauses)})
     was_neg = R.negative(old_text)
     mine = [clauses[i][0] for i in near] or [t for t, _ in clauses]
@@ -323,6 +336,9 @@ def weakened(
         elif not was_neg and related and all(R.negates(clauses[i][0]) for i in related):
             said = R.markers(" ".join(clauses[i][0] for i in related))
             lost.append("its polarity (now " + ", ".join(map(repr, said[:3])) + ")")
+    confined = R.exclusive(old.body)
+    if confined and not any(R.exclusive(clauses[i][0]) for i in near):
+        lost.append(f"its restriction ({confined!r})")
     before = R.strength(old.body, old.lent)
     if R.hedged(new.body):
         after = R.WEAK
@@ -406,8 +422,16 @@ def old_claims(e: Entry, rules: Sequence[R.Rule]) -> list[OldClaim]:
         around = frozenset().union(*(stems(n.body) for n in claims[max(0, i - 1) : i + 2]))
         around -= stems(c.body)
         before = stems(claims[i - 1].body) if i else frozenset()
-        out.append(OldClaim(c.text, c.body, c.text in ruled, lent, c.label, around, before))
+        pieces = _DASHED.split(c.body) if c.text in ruled else [c.body]
+        if len(pieces) > 1 and all(len(stems(p)) >= 2 for p in pieces):
+            for piece in pieces:  # "do not bypass captchas - mark the store unavailable"
+                out.append(OldClaim(c.text, piece, True, lent, c.label, around, before))
+        else:
+            out.append(OldClaim(c.text, c.body, c.text in ruled, lent, c.label, around, before))
     return out
+
+
+_DASHED = re.compile(r"\s+[\u2014\u2013-]\s+")  # two rules in one claim, joined by a dash
 
 
 def index_of(pad: Pad, entries: Iterable[int]) -> ClaimIndex:

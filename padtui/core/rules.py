@@ -395,6 +395,8 @@ _HEDGE = re.compile(
         r"(?:generally|usually|typically|normally)",
         r"it{_APOS}?s\s+(?:fine|ok|okay)\s+to".replace("{_APOS}", _APOS),
         r"wenn\s+möglich",
+        r"nach\s+möglichkeit",
+        r"en\s+la\s+medida\s+de\s+lo\s+posible",
         r"möglichst",
         "eventuell",
         r"si\s+possible",
@@ -443,7 +445,6 @@ _RESTRICT = re.compile(
         "max",
         "min",
         "unless",
-        "until",
         r"instead\s+of",
         r"rather\s+than",
         "except",
@@ -827,6 +828,42 @@ _NUMBER_WORDS = {
 }
 _NUMBER_WORDS |= {"twenty": "20", "thirty": "30", "hundred": "100", "once": "1", "twice": "2"}
 _WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+_EXCLUSIVE = re.compile(
+    _words(
+        "only",
+        "exclusively",
+        "solely",
+        r"at\s+most",
+        r"at\s+least",
+        r"no\s+more\s+than",
+        r"no\s+fewer\s+than",
+        r"no\s+less\s+than",
+        "maximum",
+        "minimum",
+        r"nothing\s+but",
+        "nur",
+        "ausschließlich",
+        "höchstens",
+        "mindestens",
+        "seulement",
+        "uniquement",
+        r"au\s+plus",
+        "solo",
+        "sólo",
+        "únicamente",
+        r"como\s+máximo",
+    )
+    + r"|のみ|だけ|只能|仅|最多|至少",
+    _I,
+)
+
+
+def exclusive(text: str) -> str | None:
+    """The word that confines a rule ("only", "at most"), if it has one."""
+    m = _EXCLUSIVE.search(_CONTRAST.sub(" ", text))
+    return " ".join(m.group().lower().split()) if m else None
 
 
 def hedged(text: str) -> bool:
