@@ -38,7 +38,7 @@ from padtui.core.carry import (
 from padtui.core.claims import pad_claims, split_claims
 from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
-from padtui.core.rules import Rule, RuleMap, entry_claims, entry_rules
+from padtui.core.rules import DATE_TAIL, Rule, RuleMap, entry_claims, entry_rules
 from padtui.core.rules import place_of as rules_place
 from padtui.core.tokens import TokenCounter, counter_for
 from padtui.core.wording import RecordNames, normalize, weakening
@@ -318,6 +318,15 @@ class _Ctx:
         body = normalize(o.text)
         return any(r.names(o, body) for r in self.records)
 
+    def heading_named(self, o: Entry) -> bool:
+        """Does a loss record name the section the entry sat in ("removed the "Flaky test
+        handling" section")? Then everything under that heading went on the record."""
+        title = o.context[-1] if o.context else o.kind.replace("_", " ")
+        flat = normalize(DATE_TAIL.sub("", title)).strip(" #*:")
+        if len(flat) < 8 or " " not in flat:
+            return False  # a one-word heading ("Notes") names nothing in particular
+        return any(flat in t for t in self.record_texts)
+
     def described(self, text: str) -> bool:
         """Does a loss record describe this text by its own words ("removed the obsolete
         seaborn style-name lesson")? Two of its content words, one of them rare in the old
@@ -436,7 +445,7 @@ class _Ctx:
             if n.kind != o.kind and o.kind in CAUTION_KINDS and _rewritable_elsewhere([n]):
                 return [_demoted(o, [n])]
             return []  # the same text in the same place
-        named = self.named(o)
+        named = self.named(o) or self.heading_named(o)
         if heirs or named:
             self.declared = True
         rules = {r.text: r for r in entry_rules(o, self.old_map)}

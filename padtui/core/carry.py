@@ -160,9 +160,17 @@ class ClaimIndex:
         seen: set[int] = set()
         for w in scan:
             seen.update(self.postings[w])
-        # the most words held first, then the first in the version
-        top = heapq.nlargest(limit, ((len(want & self.keys[i]), -i) for i in seen))
-        return [(held / len(want), self.claims[-minus]) for held, minus in top]
+        # the most held first (a name or number counts twice: it is what tells claims
+        # apart), then the first in the version
+        marked = {w for w in want if w.startswith("\x00")}
+        top = heapq.nlargest(
+            limit, ((len(want & self.keys[i]) + len(marked & self.keys[i]), -i) for i in seen)
+        )
+        plain_want = len(want) - len(marked) or 1
+        return [
+            (len((want - marked) & self.keys[-minus]) / plain_want, self.claims[-minus])
+            for _score, minus in top
+        ]
 
     def window(self, c: NewClaim) -> list[NewClaim]:
         """The claim with its neighbours in its entry (a sentence split in two, a bullet
@@ -222,10 +230,11 @@ def find(
     """
     want = _wanted(old)
     names = names_in(old.body)
+    keys = _name_keys(old.body)
     weakest: Carry | None = None
     best: tuple[bool, float] = (False, 0.0)
     for index in indexes:
-        for share, c in index.candidates(want | _name_words(names)):
+        for share, c in index.candidates(want | keys):
             if normalize(c.body) != normalize(old.body) and stood(c):
                 continue
             if weakest is not None and share < _ELSEWHERE:
@@ -259,10 +268,6 @@ def _wanted(old: OldClaim) -> frozenset[str]:
 
 def _beside(around: frozenset[str], flat: str) -> bool:
     return bool(around) and len(around & stems(flat)) * 3 >= len(around)
-
-
-def _name_words(names: Sequence[str]) -> frozenset[str]:
-    return frozenset(w for n in names for w in stems(n) | {"\x00" + n.lower()})
 
 
 def _name_keys(text: str) -> frozenset[str]:

@@ -55,6 +55,7 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "restriction",
     "decision",
     "feedback",
+    "workflow",
     "learning",
     "gotcha",
     "pitfall",
@@ -91,6 +92,8 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "entscheidungen",
     "präferenzen",
     "verbote",
+    "arbeitsweise",
+    "vorgehen",
     "règle",
     "consigne",
     "préférence",
@@ -113,7 +116,7 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
 )
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
-_DATE_TAIL = re.compile(
+DATE_TAIL = re.compile(
     r"[\s\-\u2013\u2014:,]*(?:[(\[]\s*(?:updated|as of|last updated|since)?[^)\]]*\d{4}[^)\]]*"
     r"[)\]]|(?:updated|as of)\s+\S+.*|\d{4}-\d{2}-\d{2}.*)$",
     re.IGNORECASE,
@@ -123,7 +126,7 @@ _DATE_TAIL = re.compile(
 def _heading_words(heading: str) -> list[str]:
     """A heading's words, lower-cased, separators and emoji forgiven (each word as written
     and in the singular: ``Lessons`` gives lessons, lesson)."""
-    plain = _DATE_TAIL.sub("", heading)
+    plain = DATE_TAIL.sub("", heading)
     plain = re.sub(r"([a-z])([A-Z])", r"\1 \2", plain)  # camelCase labels
     words = re.findall(r"[^\W\d_]+(?:['\u2019][a-z]+)?", plain.lower().replace("_", " "))
     out = []
