@@ -231,6 +231,7 @@ def find(
     want = _wanted(old)
     names = names_in(old.body)
     keys = _name_keys(old.body)
+    anchors = _anchors(old.body)
     weakest: Carry | None = None
     best: tuple[bool, float] = (False, 0.0)
     for index in indexes:
@@ -244,6 +245,8 @@ def find(
             near = len(want & stems(flat))
             held = share * len(want) >= _needed(len(want)) or near >= _needed(len(want))
             named = bool(names) and all(keeps_name(n, flat) for n in names)
+            if anchors and not named:  # its identifiers and telling numbers, all there
+                named = all(keeps_name(a, flat) for a in anchors)
             placed = loose and len(want) <= 3 and share > 0 and _beside(old.around, flat)
             if not (held or named or placed):
                 continue  # not this claim (unless it names every object the old one did,
@@ -268,6 +271,14 @@ def _wanted(old: OldClaim) -> frozenset[str]:
 
 def _beside(around: frozenset[str], flat: str) -> bool:
     return bool(around) and len(around & stems(flat)) * 3 >= len(around)
+
+
+def _anchors(text: str) -> list[str]:
+    """What tells a claim apart whatever its wording: its identifiers, and numbers that are
+    not small counts (``5.0``, ``3.12``, ``5432``, ``v1``)."""
+    ids, _proper = name_kinds(text)
+    nums = [n for n, _ in R.numbers(text) if len(n) >= 3 or not n.isdigit()]
+    return sorted(ids) + nums if ids or len(nums) >= 1 else []
 
 
 def _name_keys(text: str) -> frozenset[str]:

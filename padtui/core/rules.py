@@ -843,8 +843,6 @@ _EXCLUSIVE = re.compile(
         r"no\s+more\s+than",
         r"no\s+fewer\s+than",
         r"no\s+less\s+than",
-        "maximum",
-        "minimum",
         r"nothing\s+but",
         "nur",
         "ausschließlich",
