@@ -235,11 +235,12 @@ def find(
     weakest: Carry | None = None
     best: tuple[bool, float] = (False, 0.0)
     for index in indexes:
+        weak_before = weakest is not None
         for share, c in index.candidates(want | keys):
             if normalize(c.body) != normalize(old.body) and stood(c):
                 continue
-            if weakest is not None and share < _ELSEWHERE:
-                continue  # weakened where it was: only a near copy elsewhere keeps it
+            if weak_before and share < _ELSEWHERE:
+                continue  # weakened where it went: only a near copy elsewhere keeps it
             window = index.window(c)
             flat = " ".join(n.body for n in window)
             near = len(want & stems(flat))
@@ -282,12 +283,15 @@ def _anchors(text: str) -> list[str]:
 
 
 def _name_keys(text: str) -> frozenset[str]:
-    """A claim's names as index keys (kept apart from its words by a mark no word has)."""
-    return (
-        frozenset("\x00" + n for n in names_in(text)) if _MAYBE_NAME.search(text) else frozenset()
-    )
+    """A claim's names and numbers as index keys (kept apart from its words by a mark no
+    word has)."""
+    keys = {"\x00" + n for n, _ in R.numbers(text)} if _DIGIT.search(text) else set()
+    if _MAYBE_NAME.search(text):
+        keys.update("\x00" + n for n in names_in(text))
+    return frozenset(keys)
 
 
+_DIGIT = re.compile(r"\d")
 _MAYBE_NAME = re.compile(r"[`\"\u201c/._:]|\w[A-Z]|\b[A-Z]")
 
 
