@@ -453,6 +453,7 @@ class _Ctx:
         weak: list[tuple[OldClaim, NewClaim, tuple[str, ...]]] = []
         lost: list[OldClaim] = []
         plain = lost_plain = 0
+        gone_plain: list[str] = []
         carriers: set[int] = set()
         kinds: list[str] = []
         declared = bool(heirs or named)
@@ -468,6 +469,8 @@ class _Ctx:
                 plain += 1
                 if carry.found is None:
                     lost_plain += 1
+                    if len(stems(c.body)) >= 3:  # ("Partner: none": too little to tell)
+                        gone_plain.append(c.text)
                 elif n is not None and not heirs and not named:
                     carry = find(c, where, self.stood, loose=False, anywhere=self.anywhere)
                 if carry.found is None and n is not None and not heirs and not named:
@@ -537,6 +540,21 @@ class _Ctx:
             and (heirs or not any(self._ruled_place(h) for h in holders))
         ):
             out.append(_demoted(o, holders))
+        # an edit that left out what the entry said (not an update of it in place)
+        left_out = n is not None and gone_plain and not declared and not o.sealed
+        if left_out and n is not None and not any(self.described(t) for t in gone_plain):
+            out.append(
+                Finding(
+                    "UNDECLARED_LOSS",
+                    _labels(o, [n]),
+                    _short(
+                        f"{_what(o)} was rewritten without {len(gone_plain)} of its claims, "
+                        "carried nowhere, and no loss record names them"
+                    ),
+                    "\n".join(dict.fromkeys(gone_plain)),
+                    None,
+                )
+            )
         if n is None and not heirs and not named and plain and not o.sealed:
             if lost_plain * 2 > plain and not self.described(o.text):
                 self.lost_claims += lost_plain

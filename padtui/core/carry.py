@@ -118,7 +118,9 @@ def claims_of(e: Entry) -> list[NewClaim]:
     out = []
     for c in R.entry_claims(e.text):
         lent = R.lent_by(c, e.context)
-        out.append(NewClaim(e.index, c.position, c.text, c.body, stems(c.body), lent))
+        out.append(
+            NewClaim(e.index, c.position, c.text, c.body, stems(f"{c.label} {c.body}"), lent)
+        )
     return out
 
 
@@ -212,6 +214,7 @@ class OldClaim:
     label: str = ""  # its bold label ("**ORM:** Prisma ..."): the topic, often kept
     around: frozenset[str] = frozenset()  # the content words of the claims beside it
     before: frozenset[str] = frozenset()  # the content words of the claim before it
+    whole: str = ""  # the whole claim's body, when this is one of two rules joined in it
 
 
 def find(
@@ -237,7 +240,7 @@ def find(
     for index in indexes:
         weak_before = weakest is not None
         for share, c in index.candidates(want | keys):
-            if normalize(c.body) != normalize(old.body) and stood(c):
+            if normalize(c.body) not in (normalize(old.body), normalize(old.whole)) and stood(c):
                 continue
             if weak_before and share < _ELSEWHERE:
                 continue  # weakened where it went: only a near copy elsewhere keeps it
@@ -445,7 +448,7 @@ def old_claims(e: Entry, rules: Sequence[R.Rule]) -> list[OldClaim]:
         pieces = _DASHED.split(c.body) if c.text in ruled else [c.body]
         if len(pieces) > 1 and all(len(stems(p)) >= 2 for p in pieces):
             for piece in pieces:  # "do not bypass captchas - mark the store unavailable"
-                out.append(OldClaim(c.text, piece, True, lent, c.label, around, before))
+                out.append(OldClaim(c.text, piece, True, lent, c.label, around, before, c.body))
         else:
             out.append(OldClaim(c.text, c.body, c.text in ruled, lent, c.label, around, before))
     return out
