@@ -318,8 +318,11 @@ def limits(pad: Pad, costs: Mapping[int, int]) -> list[BlockLimit]:
     return out
 
 
-def is_agent_file(path: str) -> bool:
-    return path.lower().endswith(".af")
+def is_agent_file(path: str, fmt: str | None = None) -> bool:
+    """Is ``path`` read as a Letta agent file (its name, unless ``fmt`` says another format)?"""
+    from padtui.core.formats import format_for_name
+
+    return (fmt or format_for_name(path)) == "af"
 
 
 def way_out(plan: Plan, path: str) -> str | None:
