@@ -499,7 +499,17 @@ glue = st.sampled_from(["\n", "", "<!-- note to self -->\n", "### Sub\n", "\n---
 def section(draw: st.DrawFn) -> str:
     title = draw(
         st.sampled_from(
-            ["Constraints", "Negative facts", "Plan", "Notes", "Hypotheses", "Loss records"]
+            [
+                "Constraints",
+                "Negative facts",
+                "Plan",
+                "Notes",
+                "Hypotheses",
+                "Loss records",
+                "Lessons (updated 2026-04-02)",
+                "🚫 NEVER EVER",
+                "絶対禁止",
+            ]
         )
     )
     sealed = draw(st.sampled_from(["", " (sealed)", " [sealed]"]))
@@ -519,7 +529,8 @@ def md_pads(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         text += "---\nagent: a7\nbudget_tokens: 50\n---\n"
     if draw(st.booleans()):
-        text += "# Title\n\nSome prose, not an entry.\n\n"
+        text += "# Title\n\nSome prose before the sections (preamble).\n\n"
+        text += draw(st.sampled_from(["", "- a preamble bullet\n\n", "### Sub\n\nmore\n\n"]))
     for _ in range(draw(st.integers(1, 4))):
         text += draw(section())
     if draw(st.booleans()):
