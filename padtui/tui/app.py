@@ -160,9 +160,11 @@ class PadApp(App[int]):
         use_journal: bool = True,
         watch: bool = True,
         clock: Callable[[], datetime] | None = None,
+        fmt: str | None = None,
     ) -> None:
         super().__init__()
         self.inspection = Inspection(path, policy=policy, budget_override=budget, encoding=encoding)
+        self.pad_format = fmt  # --format: read the pad as this format, whatever its name
         if clock is not None:  # a fixed clock makes the screen reproducible (snapshot tests)
             self.inspection.clock = clock
         self.journal_path = journal
@@ -202,7 +204,7 @@ class PadApp(App[int]):
         self.call_after_refresh(self._first_reading)  # once that is on screen
 
     async def _first_reading(self) -> None:
-        reading = await read_settled(self.inspection.path)
+        reading = await read_settled(self.inspection.path, fmt=self.pad_format)
         self.take(reading)
         self.ready.set()
         self.query_one("#rewritable", EntryPane).focus()
@@ -225,7 +227,9 @@ class PadApp(App[int]):
     @work(exclusive=True, group="watch")
     async def watch_pad(self) -> None:
         first = True
-        async for reading in watch_pad(self.inspection.path, previous=self._on_screen):
+        async for reading in watch_pad(
+            self.inspection.path, previous=self._on_screen, fmt=self.pad_format
+        ):
             if first:  # the initial reading was taken on mount
                 first = False
                 self.watch_armed.set()  # (the top bar says "live" from now on)
