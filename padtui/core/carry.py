@@ -299,19 +299,34 @@ _MAYBE_NAME = re.compile(r"[`\"\u201c/._:]|\w[A-Z]|\b[A-Z]")
 
 
 _CLAUSE = re.compile(
-    r"[\u3001\uff0c\uff1b\uff1a]|[,:;\u2014\u2013]\s+|\s+-\s+|\s+(?:and|but|so|because|which|since|as)\s+",
+    r"\s*[()\uff08\uff09]\s*|[\u3001\uff0c\uff1b\uff1a]|[,:;\u2014\u2013]\s+|\s+-\s+|\s+(?:and|but|so|because|which|since|as)\s+",
     re.IGNORECASE,
 )
 
 
-def _clauses(window: Sequence[NewClaim]) -> list[tuple[str, frozenset[str]]]:
+def _clauses(window: Sequence[NewClaim]) -> list[tuple[str, frozenset[str], str | None]]:
+    """The clauses of some claims (an aside in parentheses is a clause of its own), each
+    with the heading that lends it force."""
     out = []
     for n in window:
         for piece in _CLAUSE.split(n.body):
             if piece.strip():
-                text = piece if not n.lent else f"{n.lent}: {piece}"
-                out.append((text, stems(piece)))
+                out.append((piece, stems(piece), n.lent))
     return out
+
+
+def _flips(clause: tuple[str, frozenset[str], str | None]) -> bool:
+    text, _words, lent = clause
+    if R.negates(text):
+        return True
+    return lent is not None and R.wording_kind(text) is None and R.negates(lent)
+
+
+def _negative(text: str, lent: str | None) -> bool:
+    """Negative by its own words, or (having none) by the heading it sits under."""
+    if R.negative(text):
+        return True
+    return lent is not None and R.wording_kind(text) is None and R.negative(lent)
 
 
 def _first_clause(window: Sequence[NewClaim], new: NewClaim) -> int:
@@ -344,19 +359,19 @@ def weakened(
     # what speaks for the rule: the clauses of the claim it was found in that share a word
     # with it, and the clause after each (the claim before is another rule's)
     first = _first_clause(window, new)
-    related = [i for i, (_, words) in enumerate(clauses) if words & want and i >= first]
+    related = [i for i, (_, words, _l) in enumerate(clauses) if words & want and i >= first]
     near = sorted({j for i in related for j in (i, i + 1) if j < len(clauses)})
     was_neg = R.negative(old_text)
-    mine = [clauses[i][0] for i in near] or [t for t, _ in clauses]
+    mine = [clauses[i] for i in near] or clauses
     escape = [c for i in related for c in R.conditions(clauses[i][0]) if R.escape(c)]
     if escape and not any(R.escape(c) for c in R.conditions(old.body)):
         lost.append(f"its absoluteness (now {escape[0]!r})")  # "unless there is a good reason"
     elif not R.exempt(old.body):
-        if was_neg and not any(R.negative(t) for t in mine):
+        if was_neg and not any(_negative(t, lent) for t, _w, lent in mine):
             said = R.markers(old_text)
             what = "its negation" if _fact(old_text) else "its prohibition"
             lost.append(what + (f" ({', '.join(map(repr, said[:3]))})" if said else ""))
-        elif not was_neg and related and all(R.negates(clauses[i][0]) for i in related):
+        elif not was_neg and related and all(_flips(clauses[i]) for i in related):
             said = R.markers(" ".join(clauses[i][0] for i in related))
             lost.append("its polarity (now " + ", ".join(map(repr, said[:3])) + ")")
     confined = R.exclusive(old.body)
@@ -366,8 +381,10 @@ def weakened(
     if R.hedged(new.body):
         after = R.WEAK
     else:
-        same = [i for i in related if R.negative(clauses[i][0]) == was_neg] or related
-        after = max((R.strength(clauses[i][0], new.lent) for i in same), default=R.STRONG)
+        same = [i for i in related if _negative(clauses[i][0], clauses[i][2]) == was_neg]
+        after = max(
+            (R.strength(clauses[i][0], clauses[i][2]) for i in same or related), default=R.STRONG
+        )
     if after < before:
         lost.append(f"its force ({_STRENGTH[before]} -> {_STRENGTH[after]})")
     flat = " ".join(n.body for n in window)

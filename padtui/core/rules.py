@@ -410,7 +410,7 @@ _HEDGE = re.compile(
     _I,
 )
 _HEDGE_CJK = re.compile(
-    r"できれば|なるべく|可能なら|可能であれば|検討|場合によって|尽量|可以考虑|建议|或许|酌情"
+    r"できれば|できるだけ|なるべく|極力|可能なら|可能であれば|検討|場合によって|尽量|尽可能|可以考虑|建议|或许|酌情"
 )
 _WEAK_MODAL = re.compile(
     _words(
@@ -914,13 +914,13 @@ def negative(text: str) -> bool:
     )
 
 
-_PAREN = re.compile(r"\([^()]*\)")
+PAREN = re.compile(r"\([^()]*\)")
 
 
 def negates(text: str) -> bool:
     """Does the claim negate its own verb ("do not", "never", "fails")? A noun negated
     ("no raw dicts") or an aside in parentheses does not turn a rule around."""
-    plain = _CONDITION.sub(" ", _plain(_PAREN.sub(" ", text)))
+    plain = _CONDITION.sub(" ", _plain(PAREN.sub(" ", text)))
     return bool(
         _PROHIBIT_STRONG.search(plain)
         or _PROHIBIT_MEDIUM.search(plain)
