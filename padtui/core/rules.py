@@ -885,6 +885,7 @@ def strength(text: str, lent: str | None = None) -> int:
         (_PROHIBIT_MEDIUM, MEDIUM),
         (_OBLIGE_MEDIUM, MEDIUM),
         (_WEAK_MODAL, WEAK),
+        (_NO_START, STRONG),  # "no Redux": a prohibition as strong as "do not add Redux"
         (_PROHIBIT_CJK, STRONG),
         (_OBLIGE_CJK, STRONG),
         (_PROHIBIT_CJK_MEDIUM, MEDIUM),
