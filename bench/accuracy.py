@@ -248,7 +248,9 @@ def report(outcomes: Sequence[Outcome], source: str) -> str:
         lines += ["| style | pairs | verdict right |", "| --- | ---: | ---: |"]
         for style, _n in sorted(styles.items()):
             group = [o for o in outcomes if o.pair.style == style]
-            lines.append(f"| {style} | {len(group)} | {_ratio(sum(o.right for o in group), len(group))} |")
+            lines.append(
+                f"| {style} | {len(group)} | {_ratio(sum(o.right for o in group), len(group))} |"
+            )
     wrong = [o for o in outcomes if not o.right]
     if wrong:
         lines += ["", "### The pairs it gets wrong", ""]
