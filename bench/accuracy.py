@@ -191,7 +191,8 @@ def _ratio(a: int, b: int) -> str:
 def report(outcomes: Sequence[Outcome], source: str) -> str:
     s = summarize(outcomes)
     lines = [
-        f"Source: `{source}` ({s.pairs} labelled pairs). Verdicts right: {_ratio(s.right, s.pairs)}.",
+        f"Source: `{source}` ({s.pairs} labelled pairs). "
+        f"Verdicts right: {_ratio(s.right, s.pairs)}.",
         "",
         f"- **Recall on corrupting rewrites** (a rule dropped, weakened or changed, labelled "
         f"`corruption`): {_ratio(s.caught, s.corrupt)} judged `corruption`.",
