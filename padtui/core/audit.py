@@ -201,9 +201,27 @@ def totals(pad: Pad, counter: TokenCounter) -> _Totals:
     return got
 
 
+_shares: dict[tuple[int, RuleMap], tuple[Pad, float]] = {}
+_shares_lock = threading.Lock()
+
+
 def rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
     """The share of a pad's tokens that state rules (each entry's cost, in the proportion
-    of its text that its rules take)."""
+    of its text that its rules take); remembered for the last few pads, as their totals."""
+    key = (id(pad), rule_map)
+    with _shares_lock:
+        hit = _shares.get(key)
+    if hit is not None and hit[0] is pad:
+        return hit[1]
+    got = _rule_share(pad, costs, rule_map)
+    with _shares_lock:
+        _shares[key] = (pad, got)  # (the pad is held, so its id is not reused)
+        while len(_shares) > _RECENT:
+            del _shares[next(iter(_shares))]
+    return got
+
+
+def _rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
     total = sum(costs)
     if not total:
         return 0.0

@@ -115,13 +115,24 @@ class NewClaim:
 
 
 def claims_of(e: Entry) -> list[NewClaim]:
+    return [
+        NewClaim(e.index, position, text, body, words, lent)
+        for position, text, body, words, lent, _keys in _claim_parts(e.text, e.context)
+    ]
+
+
+ClaimParts = tuple[int, str, str, frozenset[str], str | None, frozenset[str]]
+
+
+@lru_cache(maxsize=65536)
+def _claim_parts(text: str, context: tuple[str, ...]) -> tuple[ClaimParts, ...]:
+    """An entry's claims, read once per text (versions seen live share most of them)."""
     out = []
-    for c in R.entry_claims(e.text):
-        lent = R.lent_by(c, e.context)
-        out.append(
-            NewClaim(e.index, c.position, c.text, c.body, stems(f"{c.label} {c.body}"), lent)
-        )
-    return out
+    for c in R.entry_claims(text):
+        words = stems(f"{c.label} {c.body}")
+        keys = words | _name_keys(c.body)
+        out.append((c.position, c.text, c.body, words, R.lent_by(c, context), keys))
+    return tuple(out)
 
 
 class ClaimIndex:
@@ -136,8 +147,9 @@ class ClaimIndex:
         for e in entries:
             if e.kind == "loss_record":
                 continue  # a record quotes what went: it declares a loss, it carries nothing
-            for c in claims_of(e):
-                keys = c.stems | _name_keys(c.body)
+            for parts in _claim_parts(e.text, e.context):
+                c = NewClaim(e.index, *parts[:5])
+                keys = parts[5]
                 for s in keys:
                     self.postings[s].append(len(self.claims))
                 self.keys.append(keys)
