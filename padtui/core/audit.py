@@ -38,7 +38,14 @@ from padtui.core.carry import (
 from padtui.core.claims import pad_claims, split_claims
 from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
-from padtui.core.rules import DATE_TAIL, Rule, RuleMap, entry_claims, entry_rules
+from padtui.core.rules import (
+    DATE_TAIL,
+    Rule,
+    RuleMap,
+    entry_claims,
+    entry_rules,
+    may_hold_rules,
+)
 from padtui.core.rules import place_of as rules_place
 from padtui.core.tokens import TokenCounter, counter_for
 from padtui.core.wording import RecordNames, normalize, weakening
@@ -232,6 +239,8 @@ def _rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
         if e.kind in CAUTION_KINDS:
             ruled += cost
             continue
+        if not may_hold_rules(e, rule_map):
+            continue  # (most entries of a large pad: one search, no claims read)
         found = entry_rules(e, rule_map)
         if found:
             ruled += cost * min(1.0, sum(len(r.text) for r in found) / len(e.text))
