@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from padtui.core.claims import split_claims
 from padtui.core.model import Entry, Pad
@@ -773,9 +774,9 @@ def _may_mark(text: str) -> bool:
         return True
     if any(w.startswith(_MARK_PREFIXES) for w in words):
         return True
-    if any(w in ("before", "after") and n.endswith("ing") for w, n in zip(words, words[1:])):
+    if any(w in ("before", "after") and n.endswith("ing") for w, n in pairwise(words)):
         return True
-    return not _MARK_PAIRS.isdisjoint(zip(words, words[1:]))
+    return not _MARK_PAIRS.isdisjoint(pairwise(words))
 
 
 @lru_cache(maxsize=65536)
