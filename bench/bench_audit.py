@@ -11,6 +11,9 @@ process, ``audit(old, new)``, with the token counts already cached (as the inspe
 - *compaction*: the last 10 % of the rewritable entries dropped and a loss record naming
   them appended, as a strict commit writes it.
 
+With ``--cold``, each audit is instead a whole ``padtui audit OLD NEW --json`` process (read,
+count, audit, from nothing cached but tiktoken's ranks), as a script or CI runs it.
+
 With ``--also REV`` the same measurement runs, alternating whole processes, on the padtui of
 an earlier commit (checked out into a temporary folder with ``git worktree``), and the
 ratio of medians is printed with the range of each side. State the machine's load beside
@@ -98,6 +101,24 @@ def _child(args: argparse.Namespace) -> None:
     print(json.dumps(_measure({k: tuple(v) for k, v in pairs.items()}, args.repeat)))
 
 
+def _cold(code_root: str, pairs: dict[str, tuple[str, str]]) -> dict[str, float]:
+    """Seconds of one whole ``padtui audit`` process per rewrite."""
+    env = dict(os.environ, PYTHONPATH=code_root)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    got = {}
+    for name, (a, b) in pairs.items():
+        t = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "padtui", "audit", a, b, "--json"],
+            env=env,
+            cwd=tempfile.gettempdir(),
+            capture_output=True,
+            check=False,  # (exit 1 is a verdict, not a failure)
+        )
+        got[name] = time.perf_counter() - t
+    return got
+
+
 def _run(code_root: str, pairs: dict[str, tuple[str, str]], repeat: int) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=code_root)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -126,6 +147,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--also", metavar="REV", help="an earlier commit to compare with")
+    ap.add_argument("--cold", action="store_true", help="whole padtui audit processes")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--pairs-json", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -144,17 +166,23 @@ def main() -> None:
             )
             sides[args.also] = other
         runs: dict[str, list[dict[str, float]]] = {k: [] for k in sides}
+        load = os.getloadavg()
         try:
             for _ in range(args.rounds):
                 for name, root in sides.items():  # alternated, round by round
-                    runs[name].append(_run(root, pairs, args.repeat))
+                    if args.cold:
+                        runs[name].append(_cold(root, pairs))
+                    else:
+                        runs[name].append(_run(root, pairs, args.repeat))
         finally:
             if args.also:
                 subprocess.run(
                     ["git", "-C", ROOT, "worktree", "remove", "--force", sides[args.also]],
                     capture_output=True,
                 )
-        print(f"pad of about {args.tokens} tokens, {args.rounds} rounds, load {os.getloadavg()}")
+        how = "whole processes" if args.cold else "in process, counts cached"
+        print(f"pad of about {args.tokens} tokens, {how}, {args.rounds} rounds")
+        print(f"load average before/after: {load} / {os.getloadavg()}")
         for case in pairs:
             line = [f"{case:>12}:"]
             meds = {}
