@@ -224,11 +224,12 @@ def _plan(args: argparse.Namespace) -> Any:
     """The trial of ``check`` and of ``compact`` without ``--write`` (nothing is written back,
     so the pad is read without the layout a write needs)."""
     from padtui.core.compaction import plan
-    from padtui.core.formats import load_pad
+    from padtui.core.formats import format_of, load_pad
 
     with Progress(f"checking {args.path}"):
         pad = load_pad(args.path)
-        return plan(pad, args.budget, args.policy, _counter(args, args.path, pad))
+        counter = _counter(args, args.path, pad)
+        return plan(pad, args.budget, args.policy, counter, fmt=format_of(args.path))
 
 
 def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
@@ -307,7 +308,7 @@ def _compact_write(args: argparse.Namespace) -> int:
     with Progress(f"checking {args.path}"):
         snap = store.read(args.path)
         counter = counter_for(args.encoding or snap.pad.encoding)
-        plan = make_plan(snap.pad, args.budget, args.policy, counter)
+        plan = make_plan(snap.pad, args.budget, args.policy, counter, fmt=snap.file.layout.format)
     report = _plan_json(args.path, plan)
     if plan.refused:
         if args.json:

@@ -212,6 +212,7 @@ class Inspection:
             self.policy,
             self.counter,
             now=self.clock(),
+            fmt=self.current.pad_file.layout.format,
         )
         self.step = len(self.trial.dropped)
         return self.trial
