@@ -17,23 +17,31 @@ the one that was lost.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from padtui.core.carry import (
+    Carry,
+    ClaimIndex,
+    NewClaim,
+    OldClaim,
+    find,
+    keeps_name,
+    old_claims,
+    stems,
+)
 from padtui.core.claims import pad_claims, split_claims
 from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
+from padtui.core.rules import Rule, RuleMap, entry_claims, entry_rules
+from padtui.core.rules import place_of as rules_place
 from padtui.core.tokens import TokenCounter, counter_for
-from padtui.core.wording import (
-    NEGATION,
-    RecordNames,
-    normalize,
-    weakening,
-    word_stems,
-)
+from padtui.core.wording import RecordNames, normalize, weakening
 
 CRITICAL = "critical"
 WARNING = "warning"
@@ -109,27 +117,34 @@ class Audit:
 # --- the audit -----------------------------------------------------------------------------
 
 
-def audit(old: Pad, new: Pad, counter: TokenCounter | None = None) -> Audit:
-    """Findings and verdict of the transition from ``old`` to ``new``."""
+def audit(
+    old: Pad,
+    new: Pad,
+    counter: TokenCounter | None = None,
+    rule_map: RuleMap | None = None,
+) -> Audit:
+    """Findings and verdict of the transition from ``old`` to ``new``.
+
+    ``rule_map``: the headings that hold rules (padtui's own by default); each pad's own
+    ``rule_headings`` extend or replace it for that pad.
+    """
     counter = counter or counter_for(new.encoding or old.encoding)
+    before = totals(old, counter)
+    after = totals(new, counter)
     matches = match(old, new)
-    ctx = _Ctx(old, new, matches)
+    if _same_content(old, new):
+        return Audit(
+            "unchanged", (), matches, before.tokens, after.tokens, before.claims, after.claims
+        )
+    base = rule_map or RuleMap.default()
+    ctx = _Ctx(old, new, matches, base.for_pad(old), base.for_pad(new))
     findings: list[Finding] = []
     for o in old.entries:
         hit = matches.get(o.index)
         n = new.entries[hit[0]] if hit else None
         findings += ctx.sealed(o, n)
-        if o.kind in CAUTION_KINDS:
-            findings += ctx.caution(o, n)
-        elif n is None:
-            findings += ctx.lost(o)
-    before = totals(old, counter)
-    after = totals(new, counter)
-    if _same_content(old, new):
-        return Audit(
-            "unchanged", (), matches, before.tokens, after.tokens, before.claims, after.claims
-        )
-    findings += _pad_findings(before, after)
+        findings += ctx.claims(o, n)
+    findings += _pad_findings(ctx, before, after, counter)
     verdict = _verdict(old, matches, findings, ctx, before, after)
     return Audit(
         verdict, tuple(findings), matches, before.tokens, after.tokens, before.claims, after.claims
@@ -147,6 +162,7 @@ class _Totals:
 
     def __init__(self, pad: Pad, counter: TokenCounter) -> None:
         costs = counter.count_many(e.text for e in pad.entries)
+        self.costs = costs
         self.tokens = sum(costs)
         caution = sealed = 0
         for e, c in zip(pad.entries, costs, strict=True):
@@ -184,72 +200,162 @@ def totals(pad: Pad, counter: TokenCounter) -> _Totals:
     return got
 
 
+def rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
+    """The share of a pad's tokens that state rules (each entry's cost, in the proportion
+    of its text that its rules take)."""
+    total = sum(costs)
+    if not total:
+        return 0.0
+    ruled = 0.0
+    for e, cost in zip(pad.entries, costs, strict=True):
+        if not cost or not e.text:
+            continue
+        if e.kind in CAUTION_KINDS:
+            ruled += cost
+            continue
+        found = entry_rules(e, rule_map)
+        if found:
+            ruled += cost * min(1.0, sum(len(r.text) for r in found) / len(e.text))
+    return ruled / total
+
+
 def _what(e: Entry) -> str:
     return f"{e.kind.replace('_', ' ')} {e.label}"
 
 
-def _rewritable_elsewhere(entries: Iterable[Entry]) -> bool:
-    return all(h.kind not in CAUTION_KINDS and not h.sealed for h in entries)
+def _rule_what(e: Entry, kinds: Sequence[str], rules: dict[str, Rule]) -> str:
+    """``constraint c-retry``, or for a rule found by place or wording elsewhere, what kind
+    of rule and where: ``prohibition in note #3 under 'Boundaries'``."""
+    if e.kind in CAUTION_KINDS or not kinds:
+        return _what(e)
+    kind = kinds[0] if len(set(kinds)) == 1 else "rules"
+    heading = next((r.heading for r in rules.values() if r.heading), None)
+    where = f" under {_cut(heading, 30)!r}" if heading and heading != e.kind else ""
+    return f"{kind.replace('_', ' ')} in {_what(e)}{where}"
+
+
+def _cut(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "\u2026"
+
+
+# Words of a loss record that say *that* something went, not *what* went.
+_RECORD_WORDS = frozenset(
+    stems(
+        "removed remove dropped drop deleted delete obsolete outdated stale old lesson lessons "
+        "rule rules entry entries merged merge condensed condense consolidated consolidation "
+        "summarized summary record records loss losses block blocks note notes section "
+        "sections item items bullet bullets line lines no longer needed redundant duplicate "
+        "replaced superseded folded into pruned trimmed cleaned"
+    )
+)
+
+
+class _LazyIndex:
+    """The claims of the whole new version, indexed only when first needed (most rewrites
+    of a large pad change a few entries, and their claims are found among those)."""
+
+    def __init__(self, pad: Pad) -> None:
+        self.pad = pad
+        self._index: ClaimIndex | None = None
+
+    def get(self) -> ClaimIndex:
+        if self._index is None:
+            self._index = ClaimIndex(self.pad.entries)
+        return self._index
 
 
 class _Ctx:
-    def __init__(self, old: Pad, new: Pad, matches: dict[int, tuple[int, str]]) -> None:
+    def __init__(
+        self,
+        old: Pad,
+        new: Pad,
+        matches: dict[int, tuple[int, str]],
+        old_map: RuleMap,
+        new_map: RuleMap,
+    ) -> None:
         self.old, self.new = old, new
+        self.old_map, self.new_map = old_map, new_map
         matched = {n: o for o, (n, _) in matches.items()}
+        self.back = matched
         # records that this rewrite wrote: their "#N" labels count old positions
         self.records = [
             RecordNames(e, e.index not in matched) for e in new.entries if e.kind == "loss_record"
         ]
         self.record_texts = [normalize(e.text) for e in new.entries if e.kind == "loss_record"]
-        # where a lost entry's text may live on: new entries, or edited ones, or any entry
-        # with the very same text (a duplicate removed)
+        self.record_stems = [
+            stems(e.text) - _RECORD_WORDS for e in new.entries if e.kind == "loss_record"
+        ]
+        # the new entries this rewrite wrote or edited: where a changed claim went, mostly
         self.changed = [
             e
             for e in new.entries
-            if e.index not in matched or old.entries[matched[e.index]].text != e.text
+            if e.index not in matched
+            or old.entries[matched[e.index]].text != e.text
+            or old.entries[matched[e.index]].context != e.context
         ]
-        self.changed_flat = [normalize(e.text) for e in self.changed]
-        self.protected_changed = [
-            e
-            for e in self.changed
-            if e.kind in CAUTION_KINDS or (e.sealed and e.kind != "loss_record")
-        ]
-        self._carrier_index: _Carriers | None = None
-        self._same_text: dict[str, list[Entry]] | None = None  # built when first needed
+        self._changed_index: ClaimIndex | None = None
+        self.whole = _LazyIndex(new)
+        self._df: dict[str, int] | None = None
+        self._flat: str | None = None
         self.derived: dict[str, list[Entry]] = defaultdict(list)
         for n in new.entries:
             for ref in n.derived_from:
                 self.derived[ref].append(n)
         self.declared = False  # some loss was declared (derived_from or a loss record)
-
-    def same_text(self) -> dict[str, list[Entry]]:
-        """New entries by their text (normalized): where a lost entry may live on whole.
-        Built only when an entry is lost: most rewrites of a large pad lose none."""
-        if self._same_text is None:
-            self._same_text = defaultdict(list)
-            for e in self.new.entries:
-                self._same_text[normalize(e.text)].append(e)
-        return self._same_text
+        self.lost_claims = 0  # claims carried nowhere, undeclared
 
     def heirs(self, o: Entry, n: Entry | None) -> list[Entry]:
         ref = o.label if o.id is None else o.id
         out = {h.index: h for h in self.derived.get(ref, ()) if h is not n}
         return list(out.values())
 
-    def holders(self, o: Entry) -> list[Entry]:
-        """New entries that hold this old entry's text verbatim."""
-        body = normalize(o.text)
-        if not body:
-            return []
-        out = {e.index: e for e in self.same_text().get(body, ())}
-        for e, flat in zip(self.changed, self.changed_flat, strict=True):
-            if body in flat:
-                out.setdefault(e.index, e)
-        return [out[i] for i in sorted(out)]
-
     def named(self, o: Entry) -> bool:
         body = normalize(o.text)
         return any(r.names(o, body) for r in self.records)
+
+    def described(self, text: str) -> bool:
+        """Does a loss record describe this text by its own words ("removed the obsolete
+        seaborn style-name lesson")? Two of its content words, one of them rare in the old
+        version (a word every entry shares names none of them)."""
+        if not self.record_stems:
+            return False
+        mine = stems(text)
+        for words in self.record_stems:
+            shared = mine & words
+            if len(shared) >= 2 and any(self.df().get(w, 0) <= 2 for w in shared):
+                return True
+        return False
+
+    def df(self) -> dict[str, int]:
+        if self._df is None:
+            self._df = defaultdict(int)
+            for e in self.old.entries:
+                for w in stems(e.text):
+                    self._df[w] += 1
+        return self._df
+
+    def anywhere(self, name: str) -> bool:
+        """Does the new version still say this name, anywhere?"""
+        if self._flat is None:
+            self._flat = normalize("\n".join(e.text for e in self.new.entries))
+        return keeps_name(name, self._flat)
+
+    def stood(self, c: NewClaim) -> bool:
+        """Did this new claim stand in the old version as it stands now (in the entry its
+        entry was matched to)? Then it is a rule of its own, not where another one went."""
+        o = self.back.get(c.entry)
+        if o is None:
+            return False
+        old = self.old.entries[o]
+        if old.text == self.new.entries[c.entry].text:
+            return True
+        return normalize(c.body) in _bodies(old.text)
+
+    def changed_index(self) -> ClaimIndex:
+        if self._changed_index is None:
+            self._changed_index = ClaimIndex(self.changed)
+        return self._changed_index
 
     def sealed(self, o: Entry, n: Entry | None) -> list[Finding]:
         out: list[Finding] = []
@@ -273,8 +379,7 @@ class _Ctx:
                         "SEALED_EDITED",
                         (o.label,),
                         f"{what} was rewritten in the append-only region",
-                        o.text,
-                        n.text,
+                        *_changed_part(o.text, n.text),
                     )
                 )
             elif n.kind != o.kind:
@@ -314,144 +419,194 @@ class _Ctx:
         body = normalize(o.text)
         return bool(body) and any(body in t for t in self.record_texts)
 
-    def caution(self, o: Entry, n: Entry | None) -> list[Finding]:
+    def claims(self, o: Entry, n: Entry | None) -> list[Finding]:
+        """Each claim of ``o`` carried, weakened, declared or lost."""
+        if o.kind == "loss_record":
+            return []  # reported as LOSS_RECORD_EVICTED
         heirs = self.heirs(o, n)
-        if n is not None:
-            out = []
-            if n.text != o.text or heirs:
-                lost = self._weakened(o, [n, *heirs])
-                if lost:
-                    into = "" if not heirs else " into " + ", ".join(_what(h) for h in heirs)
-                    out.append(
-                        Finding(
-                            "CONSTRAINT_WEAKENED",
-                            (o.label, *(h.label for h in heirs)),
-                            f"{_what(o)} was rewritten{into} and lost " + "; ".join(lost),
-                            o.text,
-                            "\n".join(e.text for e in [n, *heirs]),
-                        )
-                    )
-            if _rewritable_elsewhere([n, *heirs]) and not self._carried_whole(o):
-                out.append(_demoted(o, [n, *heirs]))
-            return out
-        if heirs:
+        if n is not None and not heirs and n.text == o.text and n.context == o.context:
+            if n.kind != o.kind and o.kind in CAUTION_KINDS and _rewritable_elsewhere([n]):
+                return [_demoted(o, [n])]
+            return []  # the same text in the same place
+        named = self.named(o)
+        if heirs or named:
             self.declared = True
-            return self._condensed(o, heirs)
-        holders = self.holders(o)
-        if holders:
-            if _rewritable_elsewhere(holders) and not self._carried_whole(o):
-                return [_demoted(o, holders)]
-            return []
-        if self.named(o):
-            self.declared = True
-            return []
-        if self._carried_whole(o):
-            return []  # reworded into other protected entries, every claim intact
-        return [
-            Finding(
-                "CONSTRAINT_DROPPED",
-                (o.label,),
-                f"{_what(o)} is gone and no loss record names it",
-                o.text,
-                None,
+        rules = {r.text: r for r in entry_rules(o, self.old_map)}
+        own = ClaimIndex([e for e in (n, *heirs) if e is not None])
+        weak: list[tuple[OldClaim, NewClaim, tuple[str, ...]]] = []
+        lost: list[OldClaim] = []
+        plain = lost_plain = 0
+        carriers: set[int] = set()
+        kinds: list[str] = []
+        for c in old_claims(o, list(rules.values())):
+            where = _Resolved([own, self.changed_index(), self.whole])
+            carry = find(c, where, self.stood, anywhere=self.anywhere)
+            if not c.rule:
+                plain += 1
+                if carry.found is None:
+                    lost_plain += 1
+                elif n is not None and not heirs and not named:
+                    carry = find(c, where, self.stood, loose=False, anywhere=self.anywhere)
+                if carry.found is None and n is not None and not heirs and not named:
+                    self.lost_claims += 1  # an edit that lost a claim (not an entry)
+                continue
+            if carry.found is not None and carry.lost and self._other(o, n, heirs, carry.found):
+                carry = Carry(None)  # weakened in another entry: not where this one went
+            if carry.carried and carry.found is not None:
+                carriers.add(carry.found.entry)
+            elif carry.found is not None:
+                weak.append((c, carry.found, carry.lost))
+                kinds.append(rules[c.text].kind)
+            elif heirs or not (named or self.described(c.body)):
+                lost.append(c)
+                kinds.append(rules[c.text].kind)
+            else:
+                self.declared = True
+        out: list[Finding] = []
+        what = _rule_what(o, kinds, rules)
+        if weak:
+            at = [self.new.entries[i] for i in sorted({f.entry for _, f, _ in weak})]
+            many = len(rules) > 1
+            reasons = _union(
+                (f"{r} in {_cut(c.body, 40)!r}" if many else r) for c, _, why in weak for r in why
             )
-        ]
-
-    def _condensed(self, o: Entry, heirs: list[Entry]) -> list[Finding]:
-        into = ", ".join(_what(h) for h in heirs)
-        after = "\n".join(h.text for h in heirs)
-        out = []
-        lost = self._weakened(o, heirs)
-        if lost:
+            into = ", ".join(_what(e) for e in at if e is not n) or (_what(n) if n else "")
             out.append(
                 Finding(
                     "CONSTRAINT_WEAKENED",
-                    (o.label, *(h.label for h in heirs)),
-                    f"{_what(o)} was condensed into {into} and lost " + "; ".join(lost),
-                    o.text,
-                    after,
+                    _labels(o, at),
+                    _short(f"{what} was rewritten in {into} and lost {reasons}"),
+                    _part(o.text, [c.text for c, _, _ in weak]),
+                    _part("\n".join(e.text for e in at), [f.text for _, f, _ in weak]),
                 )
             )
-        if _rewritable_elsewhere(heirs) and not self._carried_whole(o):
-            out.append(_demoted(o, heirs))
+        if lost and (heirs or n is not None):
+            went = [e for e in (n, *heirs) if e is not None]
+            after = "\n".join(e.text for e in went)
+            said = _explain([c.text for c in lost], after)
+            how = f"was condensed into {', '.join(_what(h) for h in heirs)}" if heirs else ""
+            how = how or "was rewritten"
+            out.append(
+                Finding(
+                    "CONSTRAINT_WEAKENED",
+                    _labels(o, went),
+                    _short(f"{what} {how} and lost {said}"),
+                    _part(o.text, [c.text for c in lost]),
+                    _cut(after, 400) if heirs else None,
+                )
+            )
+        elif lost:
+            out.append(
+                Finding(
+                    "CONSTRAINT_DROPPED",
+                    (o.label,),
+                    _short(f"{what} is gone: carried nowhere, and no loss record names it"),
+                    _part(o.text, [c.text for c in lost]),
+                    None,
+                )
+            )
+        holders = heirs or [self.new.entries[i] for i in sorted(carriers)]
+        if (
+            o.kind in CAUTION_KINDS
+            and holders
+            and (heirs or not out)
+            and _rewritable_elsewhere(holders)
+            and (heirs or not any(self._ruled_place(h) for h in holders))
+        ):
+            out.append(_demoted(o, holders))
+        if n is None and not heirs and not named and plain and not o.sealed:
+            if lost_plain * 2 > plain and not self.described(o.text):
+                self.lost_claims += lost_plain
+                out.append(
+                    Finding(
+                        "UNDECLARED_LOSS",
+                        (o.label,),
+                        _short(
+                            f"{_what(o)} is gone ({lost_plain} of {plain} claims carried "
+                            "nowhere), and no derived_from or loss record names it"
+                        ),
+                        o.text,
+                        None,
+                    )
+                )
+            elif lost_plain and self.described(o.text):
+                self.declared = True
         return out
 
-    def _weakened(self, o: Entry, into: Sequence[Entry]) -> list[str]:
-        """What the entries ``o`` became lost of it, once claims that other protected
-        entries carry whole (a constraint split in two, say) are set aside."""
-        after = "\n".join(e.text for e in into)
-        lost = weakening(o.text, after)
-        if not lost:
-            return []
-        rest = self._uncarried(o, exclude={e.index for e in into})
-        if len(rest) == len(split_claims(o.text)):
-            return lost
-        return weakening("\n".join(rest), after) if rest else []
-
-    def _carried_whole(self, o: Entry) -> bool:
-        return bool(split_claims(o.text)) and not self._uncarried(o)
-
-    def _uncarried(self, o: Entry, exclude: set[int] | frozenset[int] = frozenset()) -> list[str]:
-        """The claims of ``o`` that no protected entry new or edited in this version carries
-        whole: with its prohibition, every content word, number and name."""
-        index = self._carriers()
-        return [c for c in split_claims(o.text) if not index.carries(c, exclude)]
-
-    def _carriers(self) -> _Carriers:
-        if self._carrier_index is None:
-            self._carrier_index = _Carriers(self.protected_changed)
-        return self._carrier_index
-
-    def lost(self, o: Entry) -> list[Finding]:
-        if o.kind == "loss_record" or o.sealed:
-            return []  # reported as LOSS_RECORD_EVICTED / SEALED_REMOVED
-        if self.heirs(o, None) or self.named(o):
-            self.declared = True
-            return []
-        if self.holders(o):
-            return []
-        return [
-            Finding(
-                "UNDECLARED_LOSS",
-                (o.label,),
-                f"{_what(o)} is gone with no derived_from pointing at it and no loss "
-                "record naming it",
-                o.text,
-                None,
-            )
-        ]
-
-
-class _Carriers:
-    """The claims of some entries, indexed by content word, to find one that carries a
-    given claim whole (its prohibition, every content word, number and name)."""
-
-    def __init__(self, entries: Sequence[Entry]) -> None:
-        self.claims: list[tuple[int, str, bool]] = []  # entry index, claim, negated
-        self.by_stem: dict[str, set[int]] = defaultdict(set)
-        for e in entries:
-            for claim in split_claims(e.text):
-                for stem in word_stems(claim):
-                    self.by_stem[stem].add(len(self.claims))
-                self.claims.append((e.index, claim, bool(NEGATION.search(claim))))
-
-    def carries(self, source: str, exclude: set[int] | frozenset[int]) -> bool:
-        if not self.claims:
+    def _other(self, o: Entry, n: Entry | None, heirs: list[Entry], c: NewClaim) -> bool:
+        """Is the entry a weakened rule was found in another entry than the one ``o``
+        became (an entry of another id, while ``o``'s own is gone)?"""
+        if n is not None or heirs or o.id is None:
             return False
-        stems = word_stems(source)
-        if stems:
-            postings = sorted((self.by_stem.get(s, set()) for s in stems), key=len)
-            found = set.intersection(*postings)
-        else:
-            found = set(range(len(self.claims)))
-        negated = bool(NEGATION.search(source))
-        for i in sorted(found):
-            index, claim, neg = self.claims[i]
-            if index in exclude or (negated and not neg):
-                continue
-            if not weakening(source, claim):
-                return True
-        return False
+        e = self.new.entries[c.entry]
+        return e.id is not None and e.id != o.id
+
+    def _ruled_place(self, e: Entry) -> bool:
+        return rules_place(e, self.new_map)[0] is not None
+
+
+def _union(items: Iterable[str]) -> str:
+    seen: list[str] = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return "; ".join(seen)
+
+
+def _explain(claims: Sequence[str], after: str) -> str:
+    """What words the lost rules took with them ("its prohibition ('not'); number '5xx'")."""
+    said = weakening("\n".join(claims), after)
+    return "; ".join(said) if said else "the rule " + repr(_cut(claims[0], 50))
+
+
+def _short(message: str, width: int = 160) -> str:
+    return _cut(message, width)
+
+
+def _part(text: str, claims: Sequence[str]) -> str:
+    """An entry's text when short; else the claims that changed (not the head of a long
+    entry)."""
+    if len(text) <= 400 or not claims:
+        return text if len(text) <= 400 else _cut(text, 400)
+    return "\n".join(dict.fromkeys(claims))
+
+
+class _Resolved(Sequence[ClaimIndex]):
+    """The indexes to look in, the whole version's built only when reached."""
+
+    def __init__(self, items: list[ClaimIndex | _LazyIndex]) -> None:
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, i: int) -> ClaimIndex:  # type: ignore[override]
+        item = self.items[i]
+        return item.get() if isinstance(item, _LazyIndex) else item
+
+
+@lru_cache(maxsize=4096)
+def _bodies(text: str) -> frozenset[str]:
+    return frozenset(normalize(c.body) for c in entry_claims(text))
+
+
+def _labels(o: Entry, into: Sequence[Entry]) -> tuple[str, ...]:
+    """The old entry, then where it went (itself, under the same label, not twice)."""
+    return (o.label, *dict.fromkeys(e.label for e in into if e.label != o.label))
+
+
+def _changed_part(before: str, after: str) -> tuple[str, str]:
+    """The sentences that differ between two texts (not the head of a long entry)."""
+    a, b = split_claims(before), split_claims(after)
+    if len(before) <= 400 and len(after) <= 400:
+        return before, after
+    gone = [c for c in a if c not in set(b)]
+    came = [c for c in b if c not in set(a)]
+    return ("\n".join(gone) or _cut(before, 400), "\n".join(came) or _cut(after, 400))
+
+
+def _rewritable_elsewhere(entries: Iterable[Entry]) -> bool:
+    return all(h.kind not in CAUTION_KINDS and not h.sealed for h in entries)
 
 
 def _demoted(o: Entry, holders: Sequence[Entry]) -> Finding:
@@ -466,32 +621,40 @@ def _demoted(o: Entry, holders: Sequence[Entry]) -> Finding:
     )
 
 
-def _pad_findings(before: _Totals, after: _Totals) -> list[Finding]:
+CAUTION_DROP = 0.05  # a fall of the rules' share by 5 points or more
+
+
+def _pad_findings(
+    ctx: _Ctx, before: _Totals, after: _Totals, counter: TokenCounter
+) -> list[Finding]:
     out = []
-    if after.claims < before.claims:
+    if after.claims < before.claims and ctx.lost_claims:
         out.append(
             Finding(
                 "CLAIMS_REDUCED",
                 (),
-                f"claims fell from {before.claims} to {after.claims} "
-                f"(tokens per claim {_per(before)} -> {_per(after)}): claim reduction, where "
-                "constraints die, not compression",
+                f"claims fell from {before.claims} to {after.claims}, {ctx.lost_claims} of "
+                f"them carried nowhere and undeclared (tokens per claim {_per(before)} -> "
+                f"{_per(after)}): claim reduction, where constraints die, not compression",
                 str(before.claims),
                 str(after.claims),
             )
         )
-    if after.tokens < before.tokens and after.share < before.share:
-        out.append(
-            Finding(
-                "CAUTION_FALLING",
-                (),
-                f"the pad shrank ({before.tokens} -> {after.tokens} tokens) and the share of "
-                f"constraints and negative facts fell ({_pct(before.share, after.share)}): "
-                "the agent grows more decisive as its memory degrades",
-                f"{before.share:.3f}",
-                f"{after.share:.3f}",
+    if after.tokens < before.tokens:
+        was = rule_share(ctx.old, before.costs, ctx.old_map)
+        now = rule_share(ctx.new, after.costs, ctx.new_map)
+        if was - now >= CAUTION_DROP:
+            out.append(
+                Finding(
+                    "CAUTION_FALLING",
+                    (),
+                    f"the pad shrank ({before.tokens} -> {after.tokens} tokens) and the share "
+                    f"of its tokens that state rules fell ({_pct(was, now)}): the agent grows "
+                    "more decisive as its memory degrades",
+                    f"{was:.3f}",
+                    f"{now:.3f}",
+                )
             )
-        )
     return out
 
 
@@ -521,10 +684,16 @@ def _content(e: Entry) -> dict[str, Any]:
 
 
 def _same_content(old: Pad, new: Pad) -> bool:
-    return len(old.entries) == len(new.entries) and all(
-        a is b or _content(a) == _content(b)  # (versions seen live share unchanged entries)
+    """The same entries, in any order, under the same headings."""
+    if len(old.entries) != len(new.entries):
+        return False
+    if all(
+        a is b or (_content(a) == _content(b) and a.context == b.context)
         for a, b in zip(old.entries, new.entries, strict=True)
-    )
+    ):
+        return True
+    key = lambda e: json.dumps([_content(e), list(e.context)], sort_keys=True)  # noqa: E731
+    return sorted(map(key, old.entries)) == sorted(map(key, new.entries))
 
 
 def _verdict(

@@ -115,6 +115,13 @@ def _numbers(text: str) -> set[str]:
 
 def _names(text: str) -> set[str]:
     """Named objects: code, quoted strings, identifiers and paths, capitalised names."""
+    ids, proper = name_kinds(text)
+    return ids | proper
+
+
+def name_kinds(text: str) -> tuple[set[str], set[str]]:
+    """A text's identifiers (code, quoted strings, paths, dotted names) and its proper names
+    (capitalised words that do not start a sentence, acronyms)."""
     body = _clean(text)
     found: set[str] = set()
     for m in _CODE.findall(body):
@@ -133,6 +140,8 @@ def _names(text: str) -> set[str]:
         ):
             continue
         found.add(chunk.lower())
+    ids = {f for f in found if f and f not in _STOP and f not in _NEG_WORDS}
+    found = set()
     for claim in split_claims(body):
         if not re.search(r"[a-z]", claim):
             continue  # a shouted line: its capitals are emphasis, not names
@@ -144,7 +153,13 @@ def _names(text: str) -> set[str]:
         for m in _CAPITALISED.finditer(claim):
             if m.start() not in starts and m.start() >= skip:
                 found.add(m.group().lower())
-    return {f for f in found if f and f not in _STOP and f not in _NEG_WORDS}
+    return ids, {f for f in found if f and f not in _STOP and f not in _NEG_WORDS} - ids
+
+
+def names_in(text: str) -> list[str]:
+    """The named objects of a claim a rewrite must keep: code, quoted strings, paths,
+    identifiers, proper nouns (a heading's words and a sentence's first word are not)."""
+    return sorted(_names(text) - _numbers(text))
 
 
 def salient(text: str) -> set[str]:

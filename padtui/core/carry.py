@@ -1,0 +1,378 @@
+"""Is a claim carried? Finding an old claim anywhere in a new version, and what force it kept.
+
+An old claim is *found* where some new claim (or two neighbouring claims of one entry, for a
+sentence split in two) holds most of its content words; a rule found there is *carried* when
+it also keeps its force: the same polarity, no weaker modal, its conditions, its numbers in
+their context and its names. Every verdict names the words that moved it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from padtui.core import rules as R
+from padtui.core.model import Entry, Pad
+from padtui.core.wording import name_kinds, names_in, normalize
+
+_LATIN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_CJK_RUN = re.compile(r"[\u30a0-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]+")
+_STOP = _words(
+    """a about above after again against all also always am an and any are as at be because
+    been before being below both but by can could did do does doing done down during each
+    either else even ever every few for from further get gets got had has have having he her
+    here hers him his how however i if in into is it its itself just let lets like make makes
+    may me might more most much must my need needs never no nor not of off ok okay on once one
+    only onto or other our ours out over own per please same shall she should so some such
+    than that the their theirs them then there these they this those through to too under
+    until up upon us use used uses using very via was we were what when whenever where which
+    while who whom why will with without would yet you your yours thing things way ways etc
+    eg ie vs instead rather each new first then also really actually sure want wants
+    important note notes rule rules avoid prefer try consider careful ensure always required
+    der die das und oder nicht nie niemals immer muss soll sollte kann ein eine einen mit
+    von zu im ist sind wenn bei nur kein keine le la les et ou ne pas jamais toujours doit
+    un une des du de en au aux pour avec sans sur est sont si el los las y o nunca siempre
+    debe con sin por para es son lo un una del al que go ll re ve"""
+)
+_NEGATION_WORD = re.compile(
+    r"not|no|never|none|nor|cannot|\w+n['\u2019]t|(?:do|does|did|is|are|was|were|ca|wo|could|"
+    r"would|should|must|has|have|had)nt|nicht|nie|niemals|kein\w*|jamais|nunca|jam[aá]s"
+)
+_SUFFIXES = ("ations", "ation", "ings", "ing", "edly", "ed", "ly")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    """A crude stem, the same for the forms a rewrite uses (use, uses, used, using: us)."""
+    w = word.lower().replace("\u2019", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith(("sses", "xes", "zes", "ches", "shes")):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
+        w = w[:-1]
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 2:
+            w = w[: -len(suffix)]
+            break
+    if w.endswith("i") and len(w) > 3:
+        w = w[:-1] + "y"  # retried: retry
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":
+        w = w[:-1]  # running: run
+    if len(w) > 2:
+        w = w.rstrip("e") or w
+    return w[:5]
+
+
+def stems(text: str) -> frozenset[str]:
+    """The content words of a text, crudely stemmed, and the character pairs of its
+    Japanese and Chinese runs (which have no spaces between words)."""
+    return _stems(text)
+
+
+@lru_cache(maxsize=200_000)
+def _stems(text: str) -> frozenset[str]:
+    out = set()
+    for w in _LATIN.findall(text):
+        low = w.lower().replace("\u2019", "'")
+        if low.endswith("'s"):
+            low = low[:-2]
+        if low in _STOP or len(low) < 2 or _NEGATION_WORD.fullmatch(low):
+            continue
+        out.add(_stem(low))
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            out.add(run)
+        out.update(run[i : i + 2] for i in range(len(run) - 1))
+    return frozenset(out)
+
+
+# --- the claims of a version, indexed by content word --------------------------------------
+
+
+@dataclass(frozen=True)
+class NewClaim:
+    """A claim of the new version, with what its force reads from."""
+
+    entry: int
+    position: int
+    text: str
+    body: str
+    stems: frozenset[str]
+    lent: str | None  # the heading or label that lends it force, when it has none of its own
+
+
+def claims_of(e: Entry) -> list[NewClaim]:
+    out = []
+    for c in R.entry_claims(e.text):
+        lent = R.lent_by(c, e.context)
+        out.append(NewClaim(e.index, c.position, c.text, c.body, stems(c.body), lent))
+    return out
+
+
+class ClaimIndex:
+    """The claims of some entries of a version, found by content word."""
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self.claims: list[NewClaim] = []
+        self.by_entry: dict[int, list[NewClaim]] = defaultdict(list)
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for e in entries:
+            if e.kind == "loss_record":
+                continue  # a record quotes what went: it declares a loss, it carries nothing
+            for c in claims_of(e):
+                for s in c.stems:
+                    self.postings[s].append(len(self.claims))
+                self.by_entry[e.index].append(c)
+                self.claims.append(c)
+
+    def candidates(self, want: frozenset[str], limit: int = 6) -> list[tuple[float, NewClaim]]:
+        """The claims that hold most of ``want``, best first, with the share they hold."""
+        if not want:
+            return []
+        shared: dict[int, int] = defaultdict(int)
+        for s in want:
+            for i in self.postings.get(s, ()):
+                shared[i] += 1
+        ranked = sorted(shared, key=lambda i: (-shared[i], i))[:limit]
+        return [(shared[i] / len(want), self.claims[i]) for i in ranked]
+
+    def window(self, c: NewClaim) -> list[NewClaim]:
+        """The claim with its neighbours in its entry (a sentence split in two, a bullet
+        joined to the next)."""
+        mine = self.by_entry.get(c.entry, [])
+        return [n for n in mine if abs(n.position - c.position) <= 1]
+
+
+# --- carrying ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Carry:
+    """Where an old claim went: carried, weakened (with the reasons), or not found."""
+
+    found: NewClaim | None
+    lost: tuple[str, ...] = ()  # what the rule lost of its force (empty: carried whole)
+
+    @property
+    def carried(self) -> bool:
+        return self.found is not None and not self.lost
+
+
+_ELSEWHERE = 0.8  # the share of a rule's words a copy elsewhere must hold
+
+
+def _needed(n: int) -> int:
+    return n if n <= 2 else (n + 1) // 2
+
+
+@dataclass(frozen=True)
+class OldClaim:
+    """An old claim to look for: a rule (with the heading that lends it force) or not."""
+
+    text: str
+    body: str
+    rule: bool
+    lent: str | None = None
+    label: str = ""  # its bold label ("**ORM:** Prisma ..."): the topic, often kept
+    around: frozenset[str] = frozenset()  # the content words of the claims beside it
+    before: frozenset[str] = frozenset()  # the content words of the claim before it
+
+
+def find(
+    old: OldClaim,
+    indexes: Sequence[ClaimIndex],
+    stood: Callable[[NewClaim], bool] = lambda c: False,
+    *,
+    loose: bool = True,
+    anywhere: Callable[[str], bool] = lambda name: False,
+) -> Carry:
+    """Look for ``old`` in each index in turn (the entry it was matched to, the entries this
+    rewrite changed, then the whole version); the first place that carries it wins.
+
+    ``stood(c)``: the new claim ``c`` stood in the old version as it stands now, so it is
+    not where another old claim went (it was there all along, a rule of its own).
+    """
+    want = _wanted(old)
+    names = names_in(old.body)
+    weakest: Carry | None = None
+    for index in indexes:
+        for share, c in index.candidates(want | _name_words(names)):
+            if normalize(c.body) != normalize(old.body) and stood(c):
+                continue
+            if weakest is not None and share < _ELSEWHERE:
+                continue  # weakened where it was: only a near copy elsewhere keeps it
+            window = index.window(c)
+            flat = " ".join(n.body for n in window)
+            near = len(want & stems(flat))
+            held = share * len(want) >= _needed(len(want)) or near >= _needed(len(want))
+            named = bool(names) and all(keeps_name(n, flat) for n in names)
+            placed = loose and len(want) <= 3 and share > 0 and _beside(old.around, flat)
+            if not (held or named or placed):
+                continue  # not this claim (unless it names every object the old one did,
+                # or a short claim sits among what stood beside it)
+            if not old.rule:
+                return Carry(c)
+            lost = tuple(weakened(old, c, window, anywhere))
+            if not lost:
+                return Carry(c)
+            if weakest is None:
+                weakest = Carry(c, lost)
+    return weakest or Carry(None)
+
+
+def _wanted(old: OldClaim) -> frozenset[str]:
+    """The content words to look for: the claim's own, and for a claim that says little
+    by itself ("do not use them"), those of the claim before it, which it points back to."""
+    want = stems(f"{old.label} {old.body}")
+    return want if len(want) >= 2 else want | old.before
+
+
+def _beside(around: frozenset[str], flat: str) -> bool:
+    return bool(around) and len(around & stems(flat)) * 3 >= len(around)
+
+
+def _name_words(names: Sequence[str]) -> frozenset[str]:
+    return frozenset(w for n in names for w in stems(n) | {n.lower()})
+
+
+_CLAUSE = re.compile(
+    r"[\u3001\uff0c\uff1b\uff1a]|[,:;\u2014\u2013]\s+|\s+-\s+|\s+(?:and|but|so|because|which|since|as)\s+",
+    re.IGNORECASE,
+)
+
+
+def _clauses(window: Sequence[NewClaim]) -> list[tuple[str, frozenset[str]]]:
+    out = []
+    for n in window:
+        for piece in _CLAUSE.split(n.body):
+            if piece.strip():
+                text = piece if not n.lent else f"{n.lent}: {piece}"
+                out.append((text, stems(piece)))
+    return out
+
+
+def weakened(
+    old: OldClaim,
+    new: NewClaim,
+    window: Sequence[NewClaim],
+    anywhere: Callable[[str], bool] = lambda name: False,
+) -> list[str]:
+    """What ``new`` (with its neighbours) lost of the force of the rule ``old``.
+
+    Polarity and modal are read clause by clause: a negation elsewhere in a joined sentence
+    does not stand in for this rule's (a clause that shares a content word with the rule
+    speaks for it, and so does the clause after one that does: "keep replies brief; avoid
+    spam"). A hedge anywhere in the new claim ("where possible") weakens it.
+    """
+    lost = []
+    old_text = old.body if not old.lent else f"{old.lent}: {old.body}"
+    want = _wanted(old)
+    clauses = _clauses(window)
+    related = [i for i, (_, words) in enumerate(clauses) if words & want]
+    near = sorted({j for i in related for j in (i, i + 1) if j < len(clauses)})
+    was_neg = R.negative(old_text)
+    mine = [clauses[i][0] for i in near] or [t for t, _ in clauses]
+    escape = [c for i in related for c in R.conditions(clauses[i][0]) if R.escape(c)]
+    if escape and not any(R.escape(c) for c in R.conditions(old.body)):
+        lost.append(f"its absoluteness (now {escape[0]!r})")  # "unless there is a good reason"
+    elif not R.exempt(old.body):
+        if was_neg and not any(R.negative(t) for t in mine):
+            said = R.markers(old_text)
+            what = "its negation" if _fact(old_text) else "its prohibition"
+            lost.append(what + (f" ({', '.join(map(repr, said[:3]))})" if said else ""))
+        elif not was_neg and related and all(R.negates(clauses[i][0]) for i in related):
+            said = R.markers(" ".join(clauses[i][0] for i in related))
+            lost.append("its polarity (now " + ", ".join(map(repr, said[:3])) + ")")
+    before = R.strength(old.body, old.lent)
+    if R.hedged(new.body):
+        after = R.WEAK
+    else:
+        same = [i for i in related if R.negative(clauses[i][0]) == was_neg] or related
+        after = max((R.strength(clauses[i][0], new.lent) for i in same), default=R.STRONG)
+    if after < before:
+        lost.append(f"its force ({_STRENGTH[before]} -> {_STRENGTH[after]})")
+    flat = " ".join(n.body for n in window)
+    have = stems(flat)
+    conditioned = any(R.conditions(n.body) for n in window)
+    for cond in R.conditions(old.body):
+        words = stems(cond) - _VAGUE
+        if not words or len(words & have) * 2 >= len(words):
+            continue
+        if R.trigger(cond) and conditioned:
+            continue  # "if they fail, fix it before review": "they must pass before review"
+        lost.append(f"its condition {cond!r}")
+    lost += _numbers_lost(old.body, flat)
+    ids, proper = name_kinds(old.body)
+    gone = sorted(n for n in ids if not keeps_name(n, flat))
+    # a proper name left out where the rest of the pad still says it ("Rust" in "MSRV
+    # 1.75") is shorthand; one gone from the pad is a change
+    lost_proper = [n for n in sorted(proper - ids) if not keeps_name(n, flat)]
+    gone += [n for n in lost_proper if not anywhere(n)]
+    if gone:
+        lost.append(("names " if len(gone) > 1 else "name ") + ", ".join(map(repr, gone)))
+    return lost
+
+
+# words of a condition that only point back ("if that's the case", "when needed")
+_VAGUE = frozenset(
+    map(_stem, _words("case so needed necessary applicable possible appropriate relevant sense"))
+)
+_STRENGTH = {R.STRONG: "strong", R.MEDIUM: "medium", R.WEAK: "weak"}
+
+
+def _fact(text: str) -> bool:
+    return R.wording_kind(text) == "negative_fact"
+
+
+def _numbers_lost(old: str, new: str) -> list[str]:
+    """The numbers of ``old`` that ``new`` does not state again. A number is read whole,
+    with what is glued to it (``3.12``, ``5xx``, ``v1``): ``Python 3.12`` -> ``3.11`` is a
+    change even where ``libpython3.12`` stands."""
+    have = R.numbers(new)
+    kept = {n for n, _ in have} | R.number_words(new)
+    out = []
+    for num, ctx in R.numbers(old):
+        if num in kept:
+            continue
+        instead = sorted({n for n, c in have if ctx & c and n != num})
+        now = f" (now {', '.join(map(repr, instead[:2]))})" if instead else ""
+        out.append(f"number {num!r}{now}")
+    return list(dict.fromkeys(out))
+
+
+def keeps_name(name: str, flat: str) -> bool:
+    low = normalize(flat)
+    if re.fullmatch(r"\w+", name):
+        forms = {name, name + "s", name + "es", name.rstrip("s")}
+        return any(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", low) for f in forms)
+    return name in low
+
+
+def old_claims(e: Entry, rules: Sequence[R.Rule]) -> list[OldClaim]:
+    """The claims of an old entry, rules marked (with what lends them force)."""
+    ruled = {r.text for r in rules}
+    claims = R.entry_claims(e.text)
+    out = []
+    for i, c in enumerate(claims):
+        lent = R.lent_by(c, e.context) if c.text in ruled else None
+        around = frozenset().union(*(stems(n.body) for n in claims[max(0, i - 1) : i + 2]))
+        around -= stems(c.body)
+        before = stems(claims[i - 1].body) if i else frozenset()
+        out.append(OldClaim(c.text, c.body, c.text in ruled, lent, c.label, around, before))
+    return out
+
+
+def index_of(pad: Pad, entries: Iterable[int]) -> ClaimIndex:
+    return ClaimIndex(pad.entries[i] for i in sorted(set(entries)))

@@ -1,0 +1,938 @@
+"""Rules wherever they live: which claims of a pad bind the agent, and with what force.
+
+A claim (a sentence or bullet line, see ``claims.py``) is a *rule* when either holds:
+
+* **by place** -- its entry is of kind ``constraint`` or ``negative_fact``, or sits under a
+  heading (a Markdown ``#``/``##``/``###`` heading, a Letta block's label, a heading inside a
+  block's text) whose words name rules: ``## User Preferences``, ``## Lessons``,
+  ``### 絶対禁止``, a block labelled ``procedures``. :class:`RuleMap` holds those words;
+  a user extends or replaces it (``--rule-heading``, ``rule_headings`` in the pad);
+* **by wording** -- its own words (or those of a heading above it, inside its section) make it
+  a prohibition, an obligation, a restriction or a negative fact, in English, German, French,
+  Spanish, Japanese or Chinese.
+
+Each rule carries its *force* (:class:`Force`): what an honest rewrite keeps -- polarity,
+modal strength, condition, numbers with their context, and names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from padtui.core.claims import split_claims
+from padtui.core.model import Entry, Pad
+
+# --- the rule map: headings and labels that hold rules ------------------------------------
+
+DEFAULT_RULE_WORDS: tuple[str, ...] = (
+    "rule",
+    "constraint",
+    "guideline",
+    "guardrail",
+    "policy",
+    "protocol",
+    "procedure",
+    "preference",
+    "instruction",
+    "convention",
+    "requirement",
+    "lesson",
+    "correction",
+    "mistake",
+    "important",
+    "never",
+    "always",
+    "do not",
+    "don't",
+    "dont",
+    "must",
+    "negative fact",
+    "prohibited",
+    "forbidden",
+    "restriction",
+    "decision",
+    "feedback",
+    "learning",
+    "gotcha",
+    "pitfall",
+    "caveat",
+    "warning",
+    # the common forms of other languages (matched inside a heading's text)
+    "禁止",
+    "必須",
+    "重要",
+    "ルール",
+    "規則",
+    "規約",
+    "注意",
+    "规则",
+    "规范",
+    "约束",
+    "必须",
+    "注意事项",
+    "regel",
+    "richtlinie",
+    "vorgabe",
+    "wichtig",
+    "niemals",
+    "immer",
+    "verbot",
+    "konvention",
+    "präferenz",
+    "entscheidung",
+    "règle",
+    "consigne",
+    "préférence",
+    "décision",
+    "leçon",
+    "jamais",
+    "toujours",
+    "interdit",
+    "regla",
+    "norma",
+    "preferencia",
+    "importante",
+    "decisión",
+    "decisione",
+    "lección",
+    "leccione",
+    "nunca",
+    "siempre",
+    "prohibido",
+)
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_DATE_TAIL = re.compile(
+    r"[\s\-\u2013\u2014:,]*(?:[(\[]\s*(?:updated|as of|last updated|since)?[^)\]]*\d{4}[^)\]]*"
+    r"[)\]]|(?:updated|as of)\s+\S+.*|\d{4}-\d{2}-\d{2}.*)$",
+    re.IGNORECASE,
+)
+
+
+def _heading_words(heading: str) -> list[str]:
+    """A heading's words, lower-cased, separators and emoji forgiven (each word as written
+    and in the singular: ``Lessons`` gives lessons, lesson)."""
+    plain = _DATE_TAIL.sub("", heading)
+    plain = re.sub(r"([a-z])([A-Z])", r"\1 \2", plain)  # camelCase labels
+    words = re.findall(r"[^\W\d_]+(?:['\u2019][a-z]+)?", plain.lower().replace("_", " "))
+    out = []
+    for w in words:
+        w = w.replace("\u2019", "'")
+        out += [w, _singular(w)]
+    return out
+
+
+def _singular(word: str) -> str:
+    for plural, single in (("ies", "y"), ("ses", "s"), ("s", "")):
+        if word.endswith(plural) and len(word) > len(plural) + 2 and not word.endswith("ss"):
+            return word[: -len(plural)] + single
+    return word
+
+
+@dataclass(frozen=True)
+class RuleMap:
+    """The words of headings and labels that hold rules."""
+
+    words: frozenset[str]
+
+    @classmethod
+    def default(cls) -> RuleMap:
+        return _DEFAULT_MAP
+
+    def extended(self, words: Iterable[str], *, replace: bool = False) -> RuleMap:
+        """This map with more words (``replace``: only those words)."""
+        extra = frozenset(" ".join(_heading_words(w)[::2]) or w.strip().lower() for w in words)
+        extra = frozenset(w for w in extra if w)
+        return RuleMap(extra if replace else self.words | extra)
+
+    def for_pad(self, pad: Pad) -> RuleMap:
+        """This map as the pad's own settings change it."""
+        if not pad.rule_headings and not pad.rule_headings_replace:
+            return self
+        return self.extended(pad.rule_headings, replace=pad.rule_headings_replace)
+
+    def names_rules(self, heading: str) -> str | None:
+        """The word of ``heading`` that makes it a place of rules, or None."""
+        return _names_rules(self.words, heading)
+
+
+@lru_cache(maxsize=4096)
+def _names_rules(words: frozenset[str], heading: str) -> str | None:
+    mine = _heading_words(heading)
+    joined = " " + " ".join(mine[::2]) + " "
+    low = heading.lower()
+    for w in sorted(words):
+        if _CJK.search(w) or (not w.isascii() and " " not in w and w not in mine):
+            if w in low:
+                return w
+        elif " " in w or "'" in w:
+            if f" {w} " in joined:
+                return w
+        elif w in mine or _singular(w) in mine:
+            return w
+    return None
+
+
+_DEFAULT_MAP = RuleMap(frozenset(DEFAULT_RULE_WORDS))
+RULE_KINDS = frozenset({"constraint", "negative_fact"})
+
+# --- wording: what makes a claim a rule, and its force -------------------------------------
+
+STRONG, MEDIUM, WEAK = 3, 2, 1
+_I = re.IGNORECASE
+_APOS = "['\u2019]"
+
+
+def _words(*alts: str) -> str:
+    return r"(?<![\w])(?:" + "|".join(alts) + r")(?![\w])"
+
+
+# prohibitions (and the strength they say it with)
+_PROHIBIT_STRONG = re.compile(
+    _words(
+        "never",
+        r"do\s+not",
+        rf"don{_APOS}?t",
+        r"must\s+not",
+        rf"mustn{_APOS}t",
+        r"shall\s+not",
+        r"may\s+not",
+        "cannot",
+        r"can\s+not",
+        rf"can{_APOS}t",
+        r"not\s+(?:be\s+)?(?:allowed|permitted|acceptable|ok)",
+        r"is\s+not\s+to",
+        "forbidden",
+        "prohibited",
+        r"under\s+no\s+circumstances",
+        r"refrain\s+from",
+        "banned",
+        "off-limits",
+        r"no\s+longer\s+(?:use|allowed|permitted)",
+        # German, French, Spanish
+        "nie",
+        "niemals",
+        "verboten",
+        "untersagt",
+        r"darf\s+nicht",
+        r"d[üu]rfen\s+nicht",
+        r"kein(?:e|en|er|em|es)?",
+        "jamais",
+        "interdit",
+        "interdite",
+        "interdits",
+        r"ne\s+\w+\s+pas",
+        rf"n{_APOS}\w+\s+pas",
+        r"ne\s+pas",
+        "nunca",
+        "jam[aá]s",
+        "prohibido",
+        "prohibida",
+    ),
+    _I,
+)
+_PROHIBIT_MEDIUM = re.compile(
+    _words(
+        r"avoid\w*",
+        r"should\s+not",
+        rf"shouldn{_APOS}t",
+        r"ought\s+not",
+        r"prefer\s+not",
+        r"(?:would|'d)\s+rather\s+not",
+        r"discourag\w*",
+        "vermeiden",
+        "vermeide",
+        r"sollte\s+nicht",
+        r"[ée]viter",
+        r"[ée]vitez",
+        "evitar",
+        "evita",
+        "evite",
+    ),
+    _I,
+)
+_PROHIBIT_CJK = re.compile(
+    r"しない|しません|ないこと|ないように|ないで|するな|禁止|不可|いけない|ならない|禁物|厳禁"
+    r"|不要|不得|严禁|切勿|不能|不准|绝不|决不|勿|不许|不应"
+)
+_PROHIBIT_CJK_MEDIUM = re.compile(r"避け|控え|避免|尽量不")
+_NOT_WORD = re.compile(
+    _words(
+        "not",
+        "no",
+        rf"\w+n{_APOS}t",
+        "nicht",
+        "pas",
+        "nein",
+        "without",
+        "ohne",
+        "sans",
+        "sin",
+    ),
+    _I,
+)
+# obligations
+_OBLIGE_STRONG = re.compile(
+    _words(
+        "always",
+        "must",
+        r"ha(?:ve|s)\s+to",
+        r"need(?:s)?\s+to",
+        "required",
+        "requires",
+        "mandatory",
+        "ensure",
+        r"make\s+sure",
+        r"be\s+sure\s+to",
+        "shall",
+        r"every\s+time",
+        r"without\s+exception",
+        "only",
+        "exclusively",
+        "solely",
+        "muss",
+        "müssen",
+        "immer",
+        "stets",
+        "nur",
+        "ausschließlich",
+        "pflicht",
+        "doit",
+        "doivent",
+        "devez",
+        "toujours",
+        r"il\s+faut",
+        "obligatoire",
+        "seulement",
+        "uniquement",
+        "debe",
+        "debes",
+        "deben",
+        "siempre",
+        "obligatorio",
+        r"hay\s+que",
+        r"tienes\s+que",
+        "solo",
+        "sólo",
+        "únicamente",
+    ),
+    _I,
+)
+_OBLIGE_MEDIUM = re.compile(
+    _words(
+        "should",
+        r"ought\s+to",
+        r"prefer\w*",
+        r"recommend\w*",
+        r"it{_APOS}?s\s+best\s+to".replace("{_APOS}", _APOS),
+        r"is\s+expected\s+to",
+        r"needs?(?=\s+(?:to|the|a|an|its|their|your)\b)",
+        r"brauch(?:t|en)",
+        r"benötig(?:t|en)",
+        "sollte",
+        "sollten",
+        "bevorzug\\w*",
+        "devrait",
+        "devriez",
+        "préf[ée]r\\w*",
+        "debería",
+        "deberías",
+        "deberían",
+        "preferir\\w*",
+        "prefiere",
+    ),
+    _I,
+)
+_OBLIGE_CJK = re.compile(
+    r"必ず|必須|すること|しなければ|なければならない|常に|絶対|必须|务必|一定要|总是|始终|只能|仅限"
+)
+_OBLIGE_CJK_MEDIUM = re.compile(r"べき|推奨|優先|应该|应当|需要|最好|优先")
+# words that take the force out of a rule, wherever they stand
+_HEDGE = re.compile(
+    _words(
+        r"if\s+possible",
+        r"where\s+possible",
+        r"when\s+possible",
+        r"whenever\s+possible",
+        r"if\s+feasible",
+        r"when\s+feasible",
+        r"where\s+(?:it\s+)?(?:seems\s+|is\s+)?(?:useful|helpful|appropriate|practical|sensible)",
+        r"when\s+(?:it\s+)?(?:seems\s+)?(?:useful|helpful|appropriate|practical|sensible)",
+        r"as\s+appropriate",
+        r"if\s+(?:it\s+)?(?:seems\s+)?(?:useful|helpful|appropriate|needed|convenient)",
+        r"be\s+careful",
+        r"take\s+care",
+        r"try\s+to",
+        r"try\s+not\s+to",
+        r"consider\w*",
+        r"you\s+may\s+want\s+to",
+        r"you\s+might\s+want\s+to",
+        r"feel\s+free",
+        "optional",
+        "optionally",
+        "ideally",
+        "perhaps",
+        "maybe",
+        r"use\s+(?:your\s+)?(?:best\s+)?judge?ments?",
+        r"at\s+your\s+discretion",
+        r"to\s+a\s+minimum",
+        r"as\s+little\s+as",
+        r"(?:generally|usually|typically|normally)",
+        r"it{_APOS}?s\s+(?:fine|ok|okay)\s+to".replace("{_APOS}", _APOS),
+        r"wenn\s+möglich",
+        r"möglichst",
+        "eventuell",
+        r"si\s+possible",
+        r"dans\s+la\s+mesure\s+du\s+possible",
+        r"si\s+es\s+posible",
+        r"en\s+lo\s+posible",
+    ),
+    _I,
+)
+_HEDGE_CJK = re.compile(
+    r"できれば|なるべく|可能なら|可能であれば|検討|場合によって|尽量|可以考虑|建议|或许|酌情"
+)
+_WEAK_MODAL = re.compile(
+    _words(
+        "may",
+        "might",
+        "can",
+        "could",
+        "kann",
+        "können",
+        "könnte",
+        "peut",
+        "pouvez",
+        "pourrait",
+        "puede",
+        "puedes",
+        "podría",
+    ),
+    _I,
+)
+_WEAK_CJK = re.compile(r"してもよい|しても良い|かもしれない|可以|也许")
+# restrictions: limits, conditions, exclusivity
+_RESTRICT = re.compile(
+    _words(
+        "only",
+        "exclusively",
+        "solely",
+        r"at\s+most",
+        r"at\s+least",
+        r"no\s+more\s+than",
+        r"no\s+fewer\s+than",
+        r"no\s+less\s+than",
+        r"up\s+to",
+        "maximum",
+        "minimum",
+        "max",
+        "min",
+        "unless",
+        "until",
+        r"instead\s+of",
+        r"rather\s+than",
+        "except",
+        r"before\s+\w+ing",
+        r"after\s+\w+ing",
+    ),
+    _I,
+)
+# negative facts: what failed, does not work, is broken
+_NEGATIVE_FACT = re.compile(
+    _words(
+        rf"(?:does|do|did|is|are|was|were|has|have|will)(?:\s+not|n{_APOS}t)\s+"
+        r"(?:work\w*|exist\w*|support\w*|help\w*|run\w*|compile\w*|load\w*|apply|available)",
+        rf"won{_APOS}t\s+work",
+        r"fail\w*",
+        "broken",
+        r"deprecated",
+        "obsolete",
+        r"not\s+supported",
+        "unsupported",
+        r"no\s+longer\s+(?:work\w*|exist\w*|available|supported)",
+        r"crash(?:es|ed|ing)",
+        r"times?\s+out",
+        r"timed\s+out",
+        r"doesn{_APOS}t\s+work".replace("{_APOS}", _APOS),
+        "unavailable",
+        r"funktioniert\s+nicht",
+        r"ne\s+fonctionne\s+pas",
+        r"no\s+funciona",
+    ),
+    _I,
+)
+_NEGATIVE_FACT_CJK = re.compile(
+    r"動かない|動作しない|失敗|使えない|非推奨|壊れ|不工作|失败|无法|不可用|已弃用"
+)
+_CONTRAST = re.compile(
+    r",\s*(?:and\s+)?not\s+|\(\s*not\s+|\bnot\s+just\b|\bnot\s+only\b|\brather\s+than\b"
+    r"|\binstead\s+of\b",
+    _I,
+)
+_CONDITION = re.compile(
+    _words(
+        "if",
+        "when",
+        "whenever",
+        "unless",
+        "until",
+        "before",
+        "after",
+        "while",
+        "without",
+        "except",
+        r"in\s+case",
+        r"as\s+long\s+as",
+        "wenn",
+        "falls",
+        "bevor",
+        "nachdem",
+        "ohne",
+        "außer",
+        "si",
+        "quand",
+        "avant",
+        "après",
+        "sans",
+        "sauf",
+        "cuando",
+        "antes",
+        "después",
+        "sin",
+        "salvo",
+        "excepto",
+    )
+    + r"\s+([^,;:.!?()\n]+)",
+    _I,
+)
+_EXEMPT = re.compile(_words("without", "unless", "except", "ohne", "sans", "sin", "salvo"), _I)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One claim of a pad that binds the agent."""
+
+    entry: int  # the entry's index in the pad
+    text: str  # the claim, as written
+    kind: str  # prohibition | obligation | restriction | negative_fact | instruction
+    place: str | None  # the heading/label word that makes it a rule by place
+    heading: str | None  # the nearest heading it sits under (for reporting)
+    lent: str | None = None  # a heading inside the section that lends its force
+
+
+# --- reading an entry's claims with the headings above them --------------------------------
+
+_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+_BOLD_LINE = re.compile(r"^\s*\*\*([^*\n]{2,80})\*\*\s*:?\s*$|^\s*([^\W\d_][^:\n]{1,60}):\s*$")
+_LEAD = re.compile(r"^\s*(?:[>*+\-\u2022]\s+)*(?:\d{1,3}[.)]\s+)?(?:\[[ xX]\]\s*)?")
+_LABEL = re.compile(r"^\*\*([^*\n]{1,80})\*\*\s*[:\u2014\-]?\s*|^__([^_\n]{1,80})__\s*:?\s*")
+
+
+# "e.g. inserts" is one claim, not two: a claim never ends on an abbreviation
+_ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|ca|No)\.\s+", _I)
+
+
+def _unbreak(m: re.Match[str]) -> str:
+    return m.group(1) + "\u2024" + m.group()[len(m.group(1)) + 1 :]  # (a dot that ends nothing)
+
+
+_CJK_STOP = re.compile(r"(?<=[\u3002\uff01\uff1f])")
+
+
+def _cjk_sentences(claim: str) -> list[str]:
+    """A claim cut after each Japanese or Chinese full stop (which no space follows)."""
+    if not _CJK.search(claim):
+        return [claim]
+    return [p for p in _CJK_STOP.split(claim) if p.strip()]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claim of an entry, with the headings inside the entry's text above it."""
+
+    text: str
+    body: str  # the claim without its bullet mark and bold label
+    label: str  # its bold label ("**Use tools actively**:"), or ""
+    headings: tuple[str, ...]  # headings inside the entry above it (outermost first)
+    position: int  # its place among the entry's claims
+
+
+@lru_cache(maxsize=65536)
+def entry_claims(text: str) -> tuple[Claim, ...]:
+    """The claims of an entry's text, headings inside the text not counted as claims but
+    lent to the claims under them."""
+    out: list[Claim] = []
+    stack: list[tuple[int, str]] = []
+    for line in _ABBREVIATION.sub(_unbreak, text).splitlines():
+        h = _MD_HEADING.match(line)
+        bold = None if h else _BOLD_LINE.match(line)
+        if h or bold:
+            level = len(h.group(1)) if h else 7
+            title = h.group(2) if h else (bold.group(1) or bold.group(2) or "")  # type: ignore[union-attr]
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title.strip()))
+            continue
+        for piece in (p for part in split_claims(line) for p in _cjk_sentences(part)):
+            lead = _LEAD.match(piece)
+            body = piece[lead.end() :] if lead else piece
+            label = ""
+            m = _LABEL.match(body)
+            if m:
+                label = (m.group(1) or m.group(2) or "").strip()
+                body = body[m.end() :]
+            if not re.search(r"\w", body):
+                if label:  # a bold label alone is a heading
+                    while stack and stack[-1][0] >= 7:
+                        stack.pop()
+                    stack.append((7, label))
+                continue
+            piece, body = piece.replace("\u2024", "."), body.replace("\u2024", ".")
+            out.append(Claim(piece, body.strip(), label, tuple(t for _, t in stack), len(out)))
+    return tuple(out)
+
+
+# --- the finder ------------------------------------------------------------------------------
+
+
+_JA_OBLIGE = re.compile(r"な(?:けれ|く)(?:ば|ては)(?:なら|いけ)ない|ないといけない")
+_LIMIT = re.compile(
+    r"\b(?:no|not|never)\s+(?:more|longer|later|greater|higher|larger|bigger|fewer|less|"
+    r"earlier|sooner)\s+than\b|\b(?:do\s+not|don['\u2019]t|never|must\s+not|not\s+to)\s+"
+    r"exceed\b",
+    _I,
+)
+
+
+def _plain(text: str) -> str:
+    """The text with contrasts ("X, not Y"), limits ("no more than 3": at most 3) and
+    Japanese double negatives set aside."""
+    return _JA_OBLIGE.sub("必須", _LIMIT.sub(" at most ", _CONTRAST.sub(" ", text)))
+
+
+def markers(text: str) -> list[str]:
+    """The words that make a claim a prohibition or a negative fact ("never", "failed")."""
+    plain = _CONDITION.sub(" ", _plain(text))
+    found = []
+    for pattern in (
+        _PROHIBIT_STRONG,
+        _PROHIBIT_MEDIUM,
+        _NEGATIVE_FACT,
+        _PROHIBIT_CJK,
+        _PROHIBIT_CJK_MEDIUM,
+        _NEGATIVE_FACT_CJK,
+        _NOT_WORD,
+        _NO_START,
+    ):
+        found += [" ".join(m.group().lower().split()) for m in pattern.finditer(plain)]
+    return list(dict.fromkeys(found))
+
+
+def wording_kind(text: str) -> str | None:
+    """What a claim's own words make it: a prohibition, an obligation, a restriction or a
+    negative fact (None: none of these)."""
+    plain = _plain(text)
+    main = _CONDITION.sub(" ", plain)  # "if the build fails, roll back" is an instruction
+    failed = _NEGATIVE_FACT.search(main) or _NEGATIVE_FACT_CJK.search(main)
+    if failed and (not _PROHIBIT_STRONG.search(plain) or re.search(r"\bfail", plain, _I)):
+        return "negative_fact"
+    if (
+        _PROHIBIT_STRONG.search(plain)
+        or _PROHIBIT_MEDIUM.search(plain)
+        or _PROHIBIT_CJK.search(plain)
+        or _PROHIBIT_CJK_MEDIUM.search(plain)
+        or _starts_with_no(plain)
+    ):
+        return "prohibition"
+    if (
+        _OBLIGE_STRONG.search(plain)
+        or _OBLIGE_MEDIUM.search(plain)
+        or _OBLIGE_CJK.search(plain)
+        or _OBLIGE_CJK_MEDIUM.search(plain)
+        or re.match(r"\s*(?:IMPORTANT|CRITICAL|NOTE|MUST|NEVER|ALWAYS)\b", text)
+    ):
+        if _RESTRICT.search(plain) and re.search(r"\b(?:only|exclusively|solely)\b", plain, _I):
+            return "restriction"
+        return "obligation"
+    if _RESTRICT.search(plain):
+        return "restriction"
+    return None
+
+
+_NO_START = re.compile(r"^\W*(?:no|keine?|aucun\w*|ningún|ninguna|nada\s+de)\s+\w+", _I)
+
+
+def _starts_with_no(text: str) -> bool:
+    return bool(_NO_START.match(text))
+
+
+def place_of(entry: Entry, rule_map: RuleMap) -> tuple[str | None, str | None]:
+    """The word that makes the entry's place hold rules (or None), and the nearest heading
+    the entry sits under."""
+    heading = entry.context[-1] if entry.context else None
+    if entry.kind in RULE_KINDS:
+        return entry.kind, heading or entry.kind
+    for title in reversed(entry.context):
+        word = rule_map.names_rules(title)
+        if word is not None:
+            return word, heading
+    if not entry.context and entry.kind not in ("note", "plan", "hypothesis", "loss_record"):
+        word = rule_map.names_rules(entry.kind.replace("_", " "))
+        if word is not None:
+            return word, entry.kind
+    return None, heading
+
+
+def entry_rules(entry: Entry, rule_map: RuleMap | None = None) -> list[Rule]:
+    """The rules of one entry."""
+    rule_map = rule_map or RuleMap.default()
+    if entry.kind == "loss_record":
+        return []
+    place, heading = place_of(entry, rule_map)
+    return [
+        Rule(entry.index, text, kind, where_place, where, lent)
+        for text, kind, where_place, where, lent in _rules_of(
+            entry.text, entry.context, place, heading, rule_map
+        )
+    ]
+
+
+@lru_cache(maxsize=65536)
+def _rules_of(
+    text: str,
+    context: tuple[str, ...],
+    place: str | None,
+    heading: str | None,
+    rule_map: RuleMap,
+) -> tuple[tuple[str, str, str | None, str | None, str | None], ...]:
+    out = []
+    claims = entry_claims(text)
+    # an open question ("Open question: should X? Waiting on Y.") holds no rules by place
+    asks = bool(claims) and claims[0].body.rstrip().endswith(("?", "\uff1f"))
+    for c in claims:
+        kind = wording_kind(c.body)
+        lent = None
+        inner_place = None if asks else place
+        if c.label and kind is None:
+            lent_kind = wording_kind(c.label)
+            if lent_kind is not None:
+                kind, lent = lent_kind, c.label
+        for title in reversed(context + c.headings):
+            if kind is None:
+                lent_kind = wording_kind(title)
+                if lent_kind is not None:
+                    kind, lent = lent_kind, title
+            if inner_place is None and not asks:
+                inner_place = rule_map.names_rules(title)
+        if kind is None and inner_place is None:
+            continue
+        where = c.headings[-1] if c.headings else heading
+        out.append((c.text, kind or "instruction", inner_place, where, lent))
+    return tuple(out)
+
+
+def lent_by(claim: Claim, context: tuple[str, ...]) -> str | None:
+    """The heading or bold label that lends its wording to a claim without any of its own."""
+    if wording_kind(claim.body) is not None:
+        return None
+    for title in (claim.label, *reversed(context + claim.headings)):
+        if title and wording_kind(title) is not None:
+            return title
+    return None
+
+
+def find_rules(pad: Pad, rule_map: RuleMap | None = None) -> list[Rule]:
+    """Every rule of a pad, in file order."""
+    rule_map = (rule_map or RuleMap.default()).for_pad(pad)
+    out: list[Rule] = []
+    for e in pad.entries:
+        out += entry_rules(e, rule_map)
+    return out
+
+
+# --- force ------------------------------------------------------------------------------------
+
+# a number with what is glued to it: 3.12, 5xx, v1, 4,000, 10s (libpython3.12 is not 3.12)
+_NUMBER = re.compile(r"(?<![\w.])(?=[\w.,:]*\d)\w+(?:[.,:]\w+)*%?")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_UNITS = {
+    "s": "second",
+    "sec": "second",
+    "secs": "second",
+    "ms": "millisecond",
+    "m": "minute",
+    "min": "minute",
+    "mins": "minute",
+    "h": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "d": "day",
+    "k": "thousand",
+    "x": "time",
+}
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    )
+}
+_NUMBER_WORDS |= {"twenty": "20", "thirty": "30", "hundred": "100", "once": "1", "twice": "2"}
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def hedged(text: str) -> bool:
+    """Does the text take the force out of what it says ("where possible", "try to")?"""
+    plain = _plain(text)
+    return bool(_HEDGE.search(plain) or _HEDGE_CJK.search(plain) or _WEAK_CJK.search(plain))
+
+
+def strength(text: str, lent: str | None = None) -> int:
+    """The modal strength a claim says its rule with (a hedge anywhere weakens it)."""
+    plain = _plain(text)
+    if _HEDGE.search(plain) or _HEDGE_CJK.search(plain) or _WEAK_CJK.search(plain):
+        return WEAK
+    marks: list[tuple[int, int]] = []
+    for pattern, level in (
+        (_PROHIBIT_STRONG, STRONG),
+        (_OBLIGE_STRONG, STRONG),
+        (_PROHIBIT_MEDIUM, MEDIUM),
+        (_OBLIGE_MEDIUM, MEDIUM),
+        (_WEAK_MODAL, WEAK),
+        (_PROHIBIT_CJK, STRONG),
+        (_OBLIGE_CJK, STRONG),
+        (_PROHIBIT_CJK_MEDIUM, MEDIUM),
+        (_OBLIGE_CJK_MEDIUM, MEDIUM),
+    ):
+        m = pattern.search(plain)
+        if m:
+            marks.append((m.start(), level))
+    if not marks:
+        return strength(lent) if lent else STRONG  # a bare instruction is an instruction
+    return min(marks)[1]  # the first modal says how the main clause is meant
+
+
+def negative(text: str) -> bool:
+    """Does the claim forbid, or say that something does not hold? (A negation inside its
+    condition, "if it isn't in the guide", does not count.)"""
+    plain = _CONDITION.sub(" ", _plain(text))
+    return bool(
+        _PROHIBIT_STRONG.search(plain)
+        or _PROHIBIT_MEDIUM.search(plain)
+        or _PROHIBIT_CJK.search(plain)
+        or _PROHIBIT_CJK_MEDIUM.search(plain)
+        or _NEGATIVE_FACT.search(plain)
+        or _NEGATIVE_FACT_CJK.search(plain)
+        or _NOT_WORD.search(plain)
+        or _starts_with_no(plain)
+    )
+
+
+_PAREN = re.compile(r"\([^()]*\)")
+
+
+def negates(text: str) -> bool:
+    """Does the claim negate its own verb ("do not", "never", "fails")? A noun negated
+    ("no raw dicts") or an aside in parentheses does not turn a rule around."""
+    plain = _CONDITION.sub(" ", _plain(_PAREN.sub(" ", text)))
+    return bool(
+        _PROHIBIT_STRONG.search(plain)
+        or _PROHIBIT_MEDIUM.search(plain)
+        or _PROHIBIT_CJK.search(plain)
+        or _NEGATIVE_FACT.search(plain)
+        or _NEGATIVE_FACT_CJK.search(plain)
+        or re.search(r"\bnot\b|n['\u2019]t\b", plain, _I)
+    )
+
+
+def exempt(text: str) -> bool:
+    return bool(_EXEMPT.search(text))
+
+
+def numbers(text: str) -> list[tuple[str, frozenset[str]]]:
+    """The numbers of a text (``10s`` read as ``10`` seconds, ``4,000`` as ``4000``), each
+    with the words beside it (``Python 3.12``: python)."""
+    body = _THOUSANDS.sub("", text)
+    out = []
+    for m in _NUMBER.finditer(body):
+        token = m.group().lower()
+        ctx = set()
+        unit = re.fullmatch(r"(\d+(?:[.:]\d+)*)([a-z]+)", token)
+        if unit and unit.group(2) in _UNITS:
+            token = unit.group(1)
+            ctx.add(_UNITS[unit.group(2)])
+        before = _WORD.findall(body[max(0, m.start() - 30) : m.start()])
+        after = _WORD.findall(body[m.end() : m.end() + 30])
+        for w in before[-1:] + after[:1]:
+            w = w.lower()
+            ctx.add(_UNITS.get(w, w).rstrip("s"))
+        out.append((token, frozenset(c for c in ctx if c not in _SOFT)))
+    return out
+
+
+_SOFT = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "be",
+        "by",
+        "with",
+        "than",
+        "from",
+        "as",
+        "per",
+        "its",
+        "it",
+        "this",
+        "that",
+        "max",
+        "min",
+        "up",
+        "most",
+        "least",
+        "under",
+        "over",
+        "times",
+        "time",
+    ]
+)
+
+
+def number_words(text: str) -> set[str]:
+    return {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
+
+
+_TRIGGER = re.compile(
+    _words("if", "when", "whenever", "while", "once", "wenn", "falls", "si", "quand", "cuando"), _I
+)
+
+
+_ESCAPE = re.compile(_words("unless", "except", "außer", "sauf", "salvo", "excepto"), _I)
+
+
+def escape(condition: str) -> bool:
+    """Is this condition a way out of the rule ("unless there is a good reason")?"""
+    return bool(_ESCAPE.match(condition))
+
+
+def trigger(condition: str) -> bool:
+    """Is this condition a trigger ("if X", "when X"), not a limit ("unless", "before")?"""
+    return bool(_TRIGGER.match(condition))
+
+
+def conditions(text: str) -> list[str]:
+    """The conditions of a claim, as written ("after a 5xx", "unless explicitly asked")."""
+    return [m.group(0).strip() for m in _CONDITION.finditer(text)]
