@@ -19,6 +19,8 @@ from typing import Any
 from padtui.core.claims import pad_claims
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
+from padtui.core.rules import RuleMap, find_rules
+from padtui.core.text import one_line
 from padtui.core.tokens import TokenCounter, counter_for
 
 DEFAULT_BUDGET = 4000
@@ -94,6 +96,45 @@ class Plan:
     def tokens_dropped(self) -> int:
         return sum(self.costs[e.index] for e in self.dropped)
 
+    @property
+    def overrun(self) -> int:
+        """Tokens the pad is over its budget (0 when it fits)."""
+        return max(self.tokens_total - self.budget, 0)
+
+    @property
+    def tokens_needed(self) -> int:
+        """What the pass had to free: the overrun, and room for its own loss record."""
+        return self.overrun + self.record_tokens
+
+    @property
+    def over_dropping(self) -> bool:
+        """Does the pass drop far more than it had to free (more than twice as much, and
+        more than 50 tokens more)? First fit does, when a big entry no longer fits. (A
+        refused pass drops nothing.)"""
+        if self.refused or not self.dropped:
+            return False
+        need, dropped = self.tokens_needed, self.tokens_dropped
+        return dropped > 2 * need and dropped - need > OVER_DROP_SLACK
+
+    def over_dropping_line(self) -> str | None:
+        """One line saying so, or None."""
+        if not self.over_dropping:
+            return None
+        biggest = max(self.dropped, key=lambda e: self.costs[e.index])
+        record = f" + {self.record_tokens} for its loss record" if self.record_tokens else ""
+        return (
+            f"over-dropping: the pass drops {self.tokens_dropped} tokens to free "
+            f"{self.tokens_needed} ({self.overrun} over the budget{record}): first fit drops "
+            f"every entry that no longer fits, whatever its size (the largest, "
+            f"{one_line(biggest.label, 40)}, is {self.costs[biggest.index]} tokens)"
+        )
+
+    @cached_property
+    def rules_at_risk(self) -> tuple[RuleAtRisk, ...]:
+        """Every rule (SPEC section 4.1) in an unsealed entry, wherever it lives: a pass may
+        drop it, and this pass drops those marked ``dropped``."""
+        return rules_at_risk(self)
+
     @cached_property
     def claims_after(self) -> int:
         """Claims of the pad a commit would write (a pad's claims are its entries' sum)."""
@@ -132,6 +173,16 @@ class Plan:
             "claims": {"before": self.claims_before, "after": self.claims_after},
             "message": self.message,
             "way_out": self.way_out,
+            "over_dropping": (
+                {
+                    "dropped": self.tokens_dropped,
+                    "needed": self.tokens_needed,
+                    "overrun": self.overrun,
+                }
+                if self.over_dropping
+                else None
+            ),
+            "rules_at_risk": [r.as_json() for r in self.rules_at_risk],
         }
 
     def result(self) -> tuple[Entry, ...]:
@@ -139,6 +190,51 @@ class Plan:
         gone = {e.index for e in self.dropped}
         kept = tuple(e for e in self.source.entries if e.index not in gone)
         return kept + ((self.loss_record,) if self.loss_record is not None else ())
+
+
+OVER_DROP_SLACK = 50  # tokens a pass may drop beyond twice what it had to free
+
+
+@dataclass(frozen=True)
+class RuleAtRisk:
+    """A rule in an unsealed entry: what a compaction may drop."""
+
+    entry: Entry
+    kind: str  # prohibition, obligation, restriction, negative_fact or instruction
+    text: str  # the claim
+    heading: str | None  # the heading it sits under
+    dropped: bool  # this pass drops its entry
+
+    @property
+    def where(self) -> str | None:
+        """The heading as words: a Markdown section's kind (its heading's slug) read back."""
+        if self.heading is None:
+            return None
+        return kind_words(self.heading) if self.heading == self.entry.kind else self.heading
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "entry": self.entry.label,
+            "entry_kind": self.entry.kind,
+            "kind": self.kind,
+            "text": self.text,
+            "heading": self.heading,
+            "dropped": self.dropped,
+        }
+
+
+def rules_at_risk(plan: Plan, rule_map: RuleMap | None = None) -> tuple[RuleAtRisk, ...]:
+    """The rules of the plan's pad in unsealed entries, in file order, each marked when the
+    plan drops its entry. ``rule_map``: the headings that hold rules (padtui's own by
+    default; the pad's own settings extend or replace it)."""
+    pad = plan.source
+    gone = {e.index for e in plan.dropped}
+    return tuple(
+        RuleAtRisk(e, r.kind, r.text, r.heading, r.entry in gone)
+        for r in find_rules(pad, rule_map)
+        for e in (pad.entries[r.entry],)
+        if not e.sealed
+    )
 
 
 @dataclass(frozen=True)
@@ -368,10 +464,7 @@ def _sealed_over(ctx: _Ctx, fits_at: int | None) -> Plan:
         )
     else:
         way_out = "halt and surface: the budget is below zero"
-    if fits_at is not None:
-        way_out += f"; at a budget of {fits_at} a {ctx.policy} pass goes through: " + (
-            _check_at(fits_at, ctx.policy)
-        )
+    way_out += _budget_advice(ctx, fits_at)
     plan = ctx.make(
         ctx.pad.entries,
         (),
@@ -383,9 +476,18 @@ def _sealed_over(ctx: _Ctx, fits_at: int | None) -> Plan:
     return replace(plan, fits_at=fits_at)
 
 
-def _check_at(budget: int, policy: str = "strict") -> str:
-    seed = " --policy seed" if policy == "seed" else ""
-    return f"padtui check PATH --budget {budget}{seed}"
+def _budget_advice(ctx: _Ctx, fits_at: int | None) -> str:
+    """The part of a way out that names a budget at which a pass goes through."""
+    if fits_at is None:
+        return ""
+    seed = " --policy seed" if ctx.policy == "seed" else ""
+    check = f"padtui check PATH --budget {fits_at}{seed}"
+    if fits_at >= ctx.total:
+        return (
+            f"; below the pad's own size no {ctx.policy} pass goes through: at a budget of "
+            f"{fits_at} nothing is dropped: {check}"
+        )
+    return f"; at a budget of {fits_at} a {ctx.policy} pass goes through: {check}"
 
 
 # How a loss record's text names what it drops, most detailed first. The record's ``drops``
@@ -530,11 +632,14 @@ def _strict(ctx: _Ctx, now: datetime, advise: bool = True) -> Plan:
         )
     if got.code == RECORD_WOULD_NOT_FIT:
         fits_at = _fits_at(ctx, now) if advise else None
-        way_out = f"halt and surface: the loss record alone needs {got.cost} tokens"
-        if fits_at is not None:
-            way_out += f"; at a budget of {fits_at} a strict pass goes through: " + _check_at(
-                fits_at
-            )
+        n = len(dropped)
+        way_out = (
+            f"halt and surface: a record of the {n} {'entry' if n == 1 else 'entries'} this "
+            f"pass drops needs {got.cost} tokens"
+        )
+        if got.form in TEXT_FORMS and COUNTS not in ctx.forms:
+            way_out += " (this format keeps no drops field: its text names each entry)"
+        way_out += _budget_advice(ctx, fits_at)
         if pad.sealed and got.cost <= budget:
             short = sealed_cost + got.cost - budget
             way_out += (

@@ -210,8 +210,8 @@ def test_a_large_pad_of_bullets_compacts_where_naming_each_was_refused() -> None
 # --- 2. a way out that fits the case ---------------------------------------------------------
 
 
-def goes_through(p: Plan, budget: int) -> None:
-    again = plan(p.source, budget, p.policy, COUNTER, now=NOW)
+def goes_through(p: Plan, budget: int, fmt: str | None = None) -> None:
+    again = plan(p.source, budget, p.policy, COUNTER, now=NOW, fmt=fmt)
     assert not again.refused, again.message
 
 
@@ -225,10 +225,14 @@ def test_record_would_not_fit_says_what_the_record_costs_and_what_budget_fits() 
             continue
         way_out = got.way_out or ""
         record = int(got.message.split("loss record ")[1].split(" tokens")[0])
-        assert f"the loss record alone needs {record} tokens" in way_out
+        n = len(got.dropped)
+        assert f"a record of the {n} entries this pass drops needs {record} tokens" in way_out
         assert got.fits_at is not None and budget < got.fits_at <= got.tokens_total
-        assert f"at a budget of {got.fits_at} a strict pass goes through: " in way_out
-        assert way_out.endswith(f"padtui check PATH --budget {got.fits_at}") or "; or" in way_out
+        if got.fits_at < got.tokens_total:
+            assert f"at a budget of {got.fits_at} a strict pass goes through: " in way_out
+        else:
+            assert "below the pad's own size no strict pass goes through" in way_out
+        assert f"padtui check PATH --budget {got.fits_at}" in way_out
         goes_through(got, got.fits_at)
         # the sealed region is in the way when the record alone would fit the budget:
         # consolidating it by the shortfall would do too; else it is not the cause
@@ -242,12 +246,27 @@ def test_record_would_not_fit_says_what_the_record_costs_and_what_budget_fits() 
 
 def test_record_would_not_fit_with_nothing_sealed_never_speaks_of_the_sealed_region() -> None:
     pad = Pad.of(bullets("note", ISSUES))
-    got = plan(pad, 12, "strict", COUNTER, now=NOW)  # less than any record's head
-    assert got.code == "RECORD_WOULD_NOT_FIT"
-    assert "sealed region" not in (got.way_out or "")
-    assert "consolidat" not in (got.way_out or "")
-    assert got.fits_at is not None
-    goes_through(got, got.fits_at)
+    total = cost(*pad.entries)
+    # a Markdown record quotes each note: no pass affords its record below the pad's size
+    md = plan(pad, 12, "strict", COUNTER, now=NOW, fmt="md")
+    assert md.code == "RECORD_WOULD_NOT_FIT" and md.fits_at == total
+    assert md.way_out == (
+        f"halt and surface: a record of the {len(md.dropped)} entries this pass drops needs "
+        f"{md.message.split('loss record ')[1].split(' tokens')[0]} tokens (this format keeps "
+        "no drops field: its text names each entry); below the pad's own size no strict pass "
+        f"goes through: at a budget of {total} nothing is dropped: "
+        f"padtui check PATH --budget {total}"
+    )
+    # a JSON record may count them: a budget below the pad's size affords one
+    js = plan(pad, 12, "strict", COUNTER, now=NOW, fmt="json")
+    assert js.code == "RECORD_WOULD_NOT_FIT"
+    assert js.fits_at is not None and js.fits_at < total
+    assert f"at a budget of {js.fits_at} a strict pass goes through" in (js.way_out or "")
+    for got, fmt in ((md, "md"), (js, "json")):
+        assert "sealed region" not in (got.way_out or "")
+        assert "consolidat" not in (got.way_out or "")
+        assert got.fits_at is not None
+        goes_through(got, got.fits_at, fmt)
 
 
 @pytest.mark.parametrize("policy", ["strict", "seed"])
