@@ -45,8 +45,26 @@ def _budget(value: str) -> int:
     return n
 
 
+def _path_help() -> str:
+    from padtui.core.formats import pad_names_text
+
+    return f"pad file ({pad_names_text()})"
+
+
+def _format_option(p: argparse.ArgumentParser) -> None:
+    from padtui.core.formats import CHOSEN_FORMATS
+
+    p.add_argument(
+        "--format",
+        choices=CHOSEN_FORMATS,
+        metavar="|".join(CHOSEN_FORMATS),
+        help="read the pad as this format, whatever its file name says",
+    )
+
+
 def _plan_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl, .md; .af read-only)")
+    p.add_argument("path", metavar="PATH", help=_path_help())
+    _format_option(p)
     p.add_argument(
         "--budget",
         type=_budget,
@@ -89,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("watch", help="the live inspector on a pad file (also: padtui PATH)")
-    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl, .md; .af read-only)")
+    p.add_argument("path", metavar="PATH", help=f"{_path_help()}, or a folder of them")
+    _format_option(p)
     p.add_argument("--budget", type=_budget, metavar="N", help="token budget")
     p.add_argument("--encoding", metavar="E", help="tiktoken encoding")
     p.add_argument("--policy", choices=("strict", "seed"), default="strict")
@@ -153,8 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
         "externalize",
         help="seal unsealed constraints / negative facts / loss records, by a safe commit",
     )
-    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl, .md; .af read-only)")
+    p.add_argument("path", metavar="PATH", help=_path_help())
     p.add_argument("ids", metavar="ID", nargs="+", help="entry ids (or #N positions)")
+    _format_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     _journal_options(p)
     p.set_defaults(run=cmd_externalize)
@@ -162,6 +182,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("audit", help="findings and verdict for one rewrite OLD -> NEW")
     p.add_argument("old", metavar="OLD")
     p.add_argument("new", metavar="NEW")
+    _format_option(p)
     p.add_argument("--encoding", metavar="E")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     p.set_defaults(run=cmd_audit)
@@ -171,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="journaled versions of a pad with the audit verdict of each transition "
         "(exit 1 if one is corruption); --restore N writes one back",
     )
-    p.add_argument("path", metavar="PATH", help="pad file (.json, .jsonl, .md; .af read-only)")
+    p.add_argument("path", metavar="PATH", help=_path_help())
+    _format_option(p)
     p.add_argument(
         "--restore",
         type=_version_number,
@@ -227,9 +249,10 @@ def _plan(args: argparse.Namespace) -> Any:
     from padtui.core.formats import format_of, load_pad
 
     with Progress(f"checking {args.path}"):
-        pad = load_pad(args.path)
+        pad = load_pad(args.path, args.format)
         counter = _counter(args, args.path, pad)
-        return plan(pad, args.budget, args.policy, counter, fmt=format_of(args.path))
+        fmt = format_of(args.path, args.format)
+        return plan(pad, args.budget, args.policy, counter, fmt=fmt)
 
 
 def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
@@ -244,12 +267,12 @@ def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
     return counter_for(args.encoding)
 
 
-def _plan_json(path: str, plan: Any) -> dict[str, Any]:
+def _plan_json(path: str, plan: Any, fmt: str | None = None) -> dict[str, Any]:
     from padtui.core import letta
 
     out: dict[str, Any] = {"path": path, **plan.as_json()}
     out["way_out"] = plan.way_out_for(path)
-    if letta.is_agent_file(path):  # Letta budgets blocks in characters: show both
+    if letta.is_agent_file(path, fmt):  # Letta budgets blocks in characters: show both
         out["limits"] = [b.as_json() for b in letta.limits(plan.source, plan.costs)]
         out["way_out"] = letta.way_out(plan, path)
     return out
@@ -260,9 +283,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     plan = _plan(args)
     if args.json:
-        _print_json(_plan_json(args.path, plan))
+        _print_json(_plan_json(args.path, plan, args.format))
     else:
-        print(plan_report(args.path, plan))
+        print(plan_report(args.path, plan, args.format))
     return FOUND if plan.refused else OK
 
 
@@ -273,9 +296,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
         return _compact_write(args)
     plan = _plan(args)
     if args.json:
-        _print_json({**_plan_json(args.path, plan), "written": False})
+        _print_json({**_plan_json(args.path, plan, args.format), "written": False})
     else:
-        print(plan_report(args.path, plan))
+        print(plan_report(args.path, plan, args.format))
         if not plan.refused and plan.dropped:
             print("dry run: nothing written")
     return FOUND if plan.refused else OK
@@ -304,24 +327,25 @@ def _compact_write(args: argparse.Namespace) -> int:
     from padtui.core.tokens import counter_for
     from padtui.report import plan_report
 
-    check_writable(args.path)  # a Letta .af file: exit 2, nothing read or written
+    check_writable(args.path, args.format)  # a Letta .af file: exit 2, nothing read or written
     with Progress(f"checking {args.path}"):
-        snap = store.read(args.path)
+        snap = store.read(args.path, fmt=args.format)
+        check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
         counter = counter_for(args.encoding or snap.pad.encoding)
-        plan = make_plan(snap.pad, args.budget, args.policy, counter, fmt=snap.file.layout.format)
-    report = _plan_json(args.path, plan)
+        plan = make_plan(snap.pad, args.budget, args.policy, counter, fmt=snap.format)
+    report = _plan_json(args.path, plan, args.format)
     if plan.refused:
         if args.json:
             _print_json({**report, "written": False})
         else:
-            print(plan_report(args.path, plan))
+            print(plan_report(args.path, plan, args.format))
             print("refused: nothing written")
         return FOUND
     if not plan.dropped:
         if args.json:
             _print_json({**report, "written": False})
         else:
-            print(plan_report(args.path, plan))
+            print(plan_report(args.path, plan, args.format))
             print("nothing to drop: nothing written")
         return OK
     try:
@@ -333,7 +357,7 @@ def _compact_write(args: argparse.Namespace) -> int:
         journal = {"path": j.path, "version": after.version} if j is not None else None
         _print_json({**report, "written": True, "journal": journal})
     else:
-        print(plan_report(args.path, plan))
+        print(plan_report(args.path, plan, args.format))
         print(
             f"written: {args.path} ({plan.tokens_total} -> {plan.tokens_after} tokens); "
             + _journal_text(args, after)
@@ -354,8 +378,9 @@ def cmd_externalize(args: argparse.Namespace) -> int:
     from padtui.core import store
     from padtui.core.formats import check_writable
 
-    check_writable(args.path)  # a Letta .af file: exit 2
-    snap = store.read(args.path)
+    check_writable(args.path, args.format)  # a Letta .af file: exit 2
+    snap = store.read(args.path, fmt=args.format)
+    check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
     entries, sealed, already = store.externalized(snap.pad, args.ids, args.path)
     report: dict[str, Any] = {
         "path": args.path,
@@ -400,7 +425,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         return _restore(args, journal)
     current: str | None = None
     try:
-        snap = store.read(args.path, journal=journal)  # the version on disk is one seen too
+        # the version on disk is one seen too
+        snap = store.read(args.path, journal=journal, fmt=args.format)
         on_disk = snap.version
     except PadError as exc:
         if not journal.versions():
@@ -465,7 +491,7 @@ def _restore(args: argparse.Namespace, journal: Any) -> int:
     from padtui.core import store
     from padtui.core.formats import check_writable
 
-    check_writable(args.path)  # a Letta .af file: exit 2
+    check_writable(args.path, args.format)  # a Letta .af file: exit 2
 
     wanted = journal.data(args.restore)  # PadError for a version that is not there
     try:
@@ -474,7 +500,7 @@ def _restore(args: argparse.Namespace, journal: Any) -> int:
     except OSError:
         same = False
     try:
-        after = store.restore(args.path, args.restore, journal=journal)
+        after = store.restore(args.path, args.restore, journal=journal, fmt=args.format)
     except store.CommitError as exc:
         return _missed(exc.line(), args, {"path": args.path, "restored": None, "written": False})
     report = {
@@ -502,8 +528,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from padtui.report import audit_report
 
     with Progress(f"auditing {args.old} -> {args.new}"):
-        old = load_pad(args.old)
-        new = load_pad(args.new)
+        old = load_pad(args.old, args.format)
+        new = load_pad(args.new, args.format)
         counter = counter_for(args.encoding or new.encoding or old.encoding)
         result = audit(old, new, counter)
     if args.json:
@@ -520,7 +546,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     if os.path.isdir(args.path):
         return _fleet(args)
-    format_of(args.path)
+    format_of(args.path, args.format)
     read_bytes(args.path)  # a missing or unreadable file: exit 2 now, not inside the app
     counter_for(args.encoding)  # an unavailable encoding too
     from padtui.tui.app import make_app
@@ -532,6 +558,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         encoding=args.encoding,
         journal=args.journal,
         use_journal=not args.no_journal,
+        fmt=args.format,
     )
     app.run()
     return app.return_code or OK
@@ -544,6 +571,11 @@ def _fleet(args: argparse.Namespace) -> int:
     if args.journal:
         raise UsageError(
             f"{args.path}: --journal names one journal, and each pad of a folder keeps its own"
+        )
+    if args.format:
+        raise UsageError(
+            f"{args.path}: --format names one pad's format; the pads of a folder are read "
+            "by their names"
         )
     counter_for(args.encoding)  # an unavailable encoding: exit 2 now, not inside the app
     from padtui.tui.fleet import FleetApp

@@ -50,12 +50,12 @@ def gauge_line(plan: Plan) -> str:
     )
 
 
-def plan_report(path: str, plan: Plan) -> str:
+def plan_report(path: str, plan: Plan, fmt: str | None = None) -> str:
     lines = [
         f"{path} · {plan.encoding} · policy {plan.policy} · budget {plan.budget}",
         gauge_line(plan),
     ]
-    agent_file = letta.is_agent_file(path)
+    agent_file = letta.is_agent_file(path, fmt)
     if agent_file:
         lines += limits_lines(letta.limits(plan.source, plan.costs))
     if plan.dropped:

@@ -38,7 +38,7 @@ from padtui.core.carry import (
 from padtui.core.claims import pad_claims, split_claims
 from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
-from padtui.core.rules import Rule, RuleMap, entry_claims, entry_rules
+from padtui.core.rules import DATE_TAIL, Rule, RuleMap, entry_claims, entry_rules
 from padtui.core.rules import place_of as rules_place
 from padtui.core.tokens import TokenCounter, counter_for
 from padtui.core.wording import RecordNames, normalize, weakening
@@ -132,12 +132,13 @@ def audit(
     before = totals(old, counter)
     after = totals(new, counter)
     matches = match(old, new)
-    if _same_content(old, new):
+    if _same_content(old, new, matches):
         return Audit(
             "unchanged", (), matches, before.tokens, after.tokens, before.claims, after.claims
         )
     base = rule_map or RuleMap.default()
     ctx = _Ctx(old, new, matches, base.for_pad(old), base.for_pad(new))
+    ctx.count_lost = after.claims < before.claims  # (claims lost matter only if claims fell)
     findings: list[Finding] = []
     for o in old.entries:
         hit = matches.get(o.index)
@@ -304,8 +305,11 @@ class _Ctx:
                 self.derived[ref].append(n)
         self.declared = False  # some loss was declared (derived_from or a loss record)
         self.lost_claims = 0  # claims carried nowhere, undeclared
+        self.count_lost = True
 
     def heirs(self, o: Entry, n: Entry | None) -> list[Entry]:
+        if not self.derived:
+            return []
         ref = o.label if o.id is None else o.id
         out = {h.index: h for h in self.derived.get(ref, ()) if h is not n}
         return list(out.values())
@@ -313,6 +317,15 @@ class _Ctx:
     def named(self, o: Entry) -> bool:
         body = normalize(o.text)
         return any(r.names(o, body) for r in self.records)
+
+    def heading_named(self, o: Entry) -> bool:
+        """Does a loss record name the section the entry sat in ("removed the "Flaky test
+        handling" section")? Then everything under that heading went on the record."""
+        title = o.context[-1] if o.context else o.kind.replace("_", " ")
+        flat = normalize(DATE_TAIL.sub("", title)).strip(" #*:")
+        if len(flat) < 8 or " " not in flat:
+            return False  # a one-word heading ("Notes") names nothing in particular
+        return any(flat in t for t in self.record_texts)
 
     def described(self, text: str) -> bool:
         """Does a loss record describe this text by its own words ("removed the obsolete
@@ -423,12 +436,16 @@ class _Ctx:
         """Each claim of ``o`` carried, weakened, declared or lost."""
         if o.kind == "loss_record":
             return []  # reported as LOSS_RECORD_EVICTED
+        if n is not None and n.text == o.text and n.context == o.context and not self.derived:
+            if n.kind != o.kind and o.kind in CAUTION_KINDS and _rewritable_elsewhere([n]):
+                return [_demoted(o, [n])]
+            return []  # the same text in the same place (the common case: said first)
         heirs = self.heirs(o, n)
         if n is not None and not heirs and n.text == o.text and n.context == o.context:
             if n.kind != o.kind and o.kind in CAUTION_KINDS and _rewritable_elsewhere([n]):
                 return [_demoted(o, [n])]
             return []  # the same text in the same place
-        named = self.named(o)
+        named = self.named(o) or self.heading_named(o)
         if heirs or named:
             self.declared = True
         rules = {r.text: r for r in entry_rules(o, self.old_map)}
@@ -436,15 +453,24 @@ class _Ctx:
         weak: list[tuple[OldClaim, NewClaim, tuple[str, ...]]] = []
         lost: list[OldClaim] = []
         plain = lost_plain = 0
+        gone_plain: list[str] = []
         carriers: set[int] = set()
         kinds: list[str] = []
+        declared = bool(heirs or named)
         for c in old_claims(o, list(rules.values())):
-            where = _Resolved([own, self.changed_index(), self.whole])
+            if not c.rule and (declared or (n is not None and not self.count_lost)):
+                continue  # a declared loss, or an edit while no claim was lost overall
+            # a declared entry's rules are looked for where it went, not in the whole pad
+            where = _Resolved(
+                [own, self.changed_index()] if declared else [own, self.changed_index(), self.whole]
+            )
             carry = find(c, where, self.stood, anywhere=self.anywhere)
             if not c.rule:
                 plain += 1
                 if carry.found is None:
                     lost_plain += 1
+                    if len(stems(c.body)) >= 3:  # ("Partner: none": too little to tell)
+                        gone_plain.append(c.text)
                 elif n is not None and not heirs and not named:
                     carry = find(c, where, self.stood, loose=False, anywhere=self.anywhere)
                 if carry.found is None and n is not None and not heirs and not named:
@@ -514,6 +540,21 @@ class _Ctx:
             and (heirs or not any(self._ruled_place(h) for h in holders))
         ):
             out.append(_demoted(o, holders))
+        # an edit that left out what the entry said (not an update of it in place)
+        left_out = n is not None and gone_plain and not declared and not o.sealed
+        if left_out and n is not None and not any(self.described(t) for t in gone_plain):
+            out.append(
+                Finding(
+                    "UNDECLARED_LOSS",
+                    _labels(o, [n]),
+                    _short(
+                        f"{_what(o)} was rewritten without {len(gone_plain)} of its claims, "
+                        "carried nowhere, and no loss record names them"
+                    ),
+                    "\n".join(dict.fromkeys(gone_plain)),
+                    None,
+                )
+            )
         if n is None and not heirs and not named and plain and not o.sealed:
             if lost_plain * 2 > plain and not self.described(o.text):
                 self.lost_claims += lost_plain
@@ -574,7 +615,7 @@ def _part(text: str, claims: Sequence[str]) -> str:
 class _Resolved(Sequence[ClaimIndex]):
     """The indexes to look in, the whole version's built only when reached."""
 
-    def __init__(self, items: list[ClaimIndex | _LazyIndex]) -> None:
+    def __init__(self, items: Sequence[ClaimIndex | _LazyIndex]) -> None:
         self.items = items
 
     def __len__(self) -> int:
@@ -683,15 +724,13 @@ def _content(e: Entry) -> dict[str, Any]:
     return out
 
 
-def _same_content(old: Pad, new: Pad) -> bool:
+def _same_content(old: Pad, new: Pad, matches: dict[int, tuple[int, str]]) -> bool:
     """The same entries, in any order, under the same headings."""
-    if len(old.entries) != len(new.entries):
+    if len(old.entries) != len(new.entries) or len(matches) != len(old.entries):
+        return False  # (an entry came or went: most rewrites, told apart at once)
+    pairs = [(old.entries[o], new.entries[n]) for o, (n, _how) in matches.items()]
+    if not all(a is b or (a.text == b.text and a.context == b.context) for a, b in pairs):
         return False
-    if all(
-        a is b or (_content(a) == _content(b) and a.context == b.context)
-        for a, b in zip(old.entries, new.entries, strict=True)
-    ):
-        return True
     key = lambda e: json.dumps([_content(e), list(e.context)], sort_keys=True)  # noqa: E731
     return sorted(map(key, old.entries)) == sorted(map(key, new.entries))
 

@@ -8,6 +8,7 @@ their context and its names. Every verdict names the words that moved it.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -117,7 +118,9 @@ def claims_of(e: Entry) -> list[NewClaim]:
     out = []
     for c in R.entry_claims(e.text):
         lent = R.lent_by(c, e.context)
-        out.append(NewClaim(e.index, c.position, c.text, c.body, stems(c.body), lent))
+        out.append(
+            NewClaim(e.index, c.position, c.text, c.body, stems(f"{c.label} {c.body}"), lent)
+        )
     return out
 
 
@@ -128,25 +131,48 @@ class ClaimIndex:
         self.claims: list[NewClaim] = []
         self.by_entry: dict[int, list[NewClaim]] = defaultdict(list)
         self.postings: dict[str, list[int]] = defaultdict(list)
+        self.keys: list[frozenset[str]] = []  # each claim's words and names
         for e in entries:
             if e.kind == "loss_record":
                 continue  # a record quotes what went: it declares a loss, it carries nothing
             for c in claims_of(e):
-                for s in c.stems:
+                keys = c.stems | _name_keys(c.body)
+                for s in keys:
                     self.postings[s].append(len(self.claims))
+                self.keys.append(keys)
                 self.by_entry[e.index].append(c)
                 self.claims.append(c)
 
     def candidates(self, want: frozenset[str], limit: int = 6) -> list[tuple[float, NewClaim]]:
-        """The claims that hold most of ``want``, best first, with the share they hold."""
-        if not want:
+        """The claims that hold most of ``want``, best first, with the share they hold.
+
+        A claim that holds the half of ``want`` that :func:`find` asks for holds at least one
+        of its rarest ``n - needed + 1`` words, so only their postings are read (and every
+        name's, and for a short claim every word's): the common words of a large pad never
+        make this quadratic.
+        """
+        words = [w for w in want if w in self.postings]
+        if not words:
             return []
-        shared: dict[int, int] = defaultdict(int)
-        for s in want:
-            for i in self.postings.get(s, ()):
-                shared[i] += 1
-        ranked = sorted(shared, key=lambda i: (-shared[i], i))[:limit]
-        return [(shared[i] / len(want), self.claims[i]) for i in ranked]
+        plain = [w for w in words if not w.startswith("\x00")]
+        words.sort(key=lambda w: len(self.postings[w]))
+        n = len([w for w in want if not w.startswith("\x00")])
+        scan = words if n <= 3 else [w for w in words if w.startswith("\x00")]
+        scan += sorted(plain, key=lambda w: len(self.postings[w]))[: n - _needed(n) + 1]
+        seen: set[int] = set()
+        for w in scan:
+            seen.update(self.postings[w])
+        # the most held first (a name or number counts twice: it is what tells claims
+        # apart), then the first in the version
+        marked = {w for w in want if w.startswith("\x00")}
+        top = heapq.nlargest(
+            limit, ((len(want & self.keys[i]) + len(marked & self.keys[i]), -i) for i in seen)
+        )
+        plain_want = len(want) - len(marked) or 1
+        return [
+            (len((want - marked) & self.keys[-minus]) / plain_want, self.claims[-minus])
+            for _score, minus in top
+        ]
 
     def window(self, c: NewClaim) -> list[NewClaim]:
         """The claim with its neighbours in its entry (a sentence split in two, a bullet
@@ -188,6 +214,7 @@ class OldClaim:
     label: str = ""  # its bold label ("**ORM:** Prisma ..."): the topic, often kept
     around: frozenset[str] = frozenset()  # the content words of the claims beside it
     before: frozenset[str] = frozenset()  # the content words of the claim before it
+    whole: str = ""  # the whole claim's body, when this is one of two rules joined in it
 
 
 def find(
@@ -206,18 +233,24 @@ def find(
     """
     want = _wanted(old)
     names = names_in(old.body)
+    keys = _name_keys(old.body)
+    anchors = _anchors(old.body)
     weakest: Carry | None = None
+    best: tuple[bool, float] = (False, 0.0)
     for index in indexes:
-        for share, c in index.candidates(want | _name_words(names)):
-            if normalize(c.body) != normalize(old.body) and stood(c):
+        weak_before = weakest is not None
+        for share, c in index.candidates(want | keys):
+            if normalize(c.body) not in (normalize(old.body), normalize(old.whole)) and stood(c):
                 continue
-            if weakest is not None and share < _ELSEWHERE:
-                continue  # weakened where it was: only a near copy elsewhere keeps it
+            if weak_before and share < _ELSEWHERE:
+                continue  # weakened where it went: only a near copy elsewhere keeps it
             window = index.window(c)
             flat = " ".join(n.body for n in window)
             near = len(want & stems(flat))
             held = share * len(want) >= _needed(len(want)) or near >= _needed(len(want))
             named = bool(names) and all(keeps_name(n, flat) for n in names)
+            if anchors and not named:  # its identifiers and telling numbers, all there
+                named = all(keeps_name(a, flat) for a in anchors)
             placed = loose and len(want) <= 3 and share > 0 and _beside(old.around, flat)
             if not (held or named or placed):
                 continue  # not this claim (unless it names every object the old one did,
@@ -227,8 +260,9 @@ def find(
             lost = tuple(weakened(old, c, window, anywhere))
             if not lost:
                 return Carry(c)
-            if weakest is None:
-                weakest = Carry(c, lost)
+            rank = (named, share)
+            if weakest is None or rank > best:
+                weakest, best = Carry(c, lost), rank
     return weakest or Carry(None)
 
 
@@ -243,8 +277,25 @@ def _beside(around: frozenset[str], flat: str) -> bool:
     return bool(around) and len(around & stems(flat)) * 3 >= len(around)
 
 
-def _name_words(names: Sequence[str]) -> frozenset[str]:
-    return frozenset(w for n in names for w in stems(n) | {n.lower()})
+def _anchors(text: str) -> list[str]:
+    """What tells a claim apart whatever its wording: its identifiers, and numbers that are
+    not small counts (``5.0``, ``3.12``, ``5432``, ``v1``)."""
+    ids, _proper = name_kinds(text)
+    nums = [n for n, _ in R.numbers(text) if len(n) >= 3 or not n.isdigit()]
+    return sorted(ids) + nums if ids or len(nums) >= 1 else []
+
+
+def _name_keys(text: str) -> frozenset[str]:
+    """A claim's names and numbers as index keys (kept apart from its words by a mark no
+    word has)."""
+    keys = {"\x00" + n for n, _ in R.numbers(text)} if _DIGIT.search(text) else set()
+    if _MAYBE_NAME.search(text):
+        keys.update("\x00" + n for n in names_in(text))
+    return frozenset(keys)
+
+
+_DIGIT = re.compile(r"\d")
+_MAYBE_NAME = re.compile(r"[`\"\u201c/._:]|\w[A-Z]|\b[A-Z]")
 
 
 _CLAUSE = re.compile(
@@ -261,6 +312,16 @@ def _clauses(window: Sequence[NewClaim]) -> list[tuple[str, frozenset[str]]]:
                 text = piece if not n.lent else f"{n.lent}: {piece}"
                 out.append((text, stems(piece)))
     return out
+
+
+def _first_clause(window: Sequence[NewClaim], new: NewClaim) -> int:
+    """The index, among the window's clauses, of the first clause of ``new``."""
+    count = 0
+    for n in window:
+        if n is new:
+            return count
+        count += len([p for p in _CLAUSE.split(n.body) if p.strip()])
+    return 0
 
 
 def weakened(
@@ -280,7 +341,10 @@ def weakened(
     old_text = old.body if not old.lent else f"{old.lent}: {old.body}"
     want = _wanted(old)
     clauses = _clauses(window)
-    related = [i for i, (_, words) in enumerate(clauses) if words & want]
+    # what speaks for the rule: the clauses of the claim it was found in that share a word
+    # with it, and the clause after each (the claim before is another rule's)
+    first = _first_clause(window, new)
+    related = [i for i, (_, words) in enumerate(clauses) if words & want and i >= first]
     near = sorted({j for i in related for j in (i, i + 1) if j < len(clauses)})
     was_neg = R.negative(old_text)
     mine = [clauses[i][0] for i in near] or [t for t, _ in clauses]
@@ -295,6 +359,9 @@ def weakened(
         elif not was_neg and related and all(R.negates(clauses[i][0]) for i in related):
             said = R.markers(" ".join(clauses[i][0] for i in related))
             lost.append("its polarity (now " + ", ".join(map(repr, said[:3])) + ")")
+    confined = R.exclusive(old.body)
+    if confined and not any(R.exclusive(clauses[i][0]) for i in near):
+        lost.append(f"its restriction ({confined!r})")
     before = R.strength(old.body, old.lent)
     if R.hedged(new.body):
         after = R.WEAK
@@ -312,6 +379,8 @@ def weakened(
             continue
         if R.trigger(cond) and conditioned:
             continue  # "if they fail, fix it before review": "they must pass before review"
+        if R.ordering(cond) and any(R.orders(clauses[i][0]) for i in related):
+            continue  # "before processing, offer a pause": "offer a pause first"
         lost.append(f"its condition {cond!r}")
     lost += _numbers_lost(old.body, flat)
     ids, proper = name_kinds(old.body)
@@ -342,7 +411,13 @@ def _numbers_lost(old: str, new: str) -> list[str]:
     change even where ``libpython3.12`` stands."""
     have = R.numbers(new)
     kept = {n for n, _ in have} | R.number_words(new)
+    led = R.led_numbers(new)
     out = []
+    for word, nums in R.led_numbers(old).items():
+        for num in sorted(nums):
+            if num in kept and word in led and num not in led[word]:
+                now = ", ".join(map(repr, sorted(led[word])[:2]))
+                out.append(f"number {num!r} (now {now} after {word!r})")
     for num, ctx in R.numbers(old):
         if num in kept:
             continue
@@ -370,8 +445,16 @@ def old_claims(e: Entry, rules: Sequence[R.Rule]) -> list[OldClaim]:
         around = frozenset().union(*(stems(n.body) for n in claims[max(0, i - 1) : i + 2]))
         around -= stems(c.body)
         before = stems(claims[i - 1].body) if i else frozenset()
-        out.append(OldClaim(c.text, c.body, c.text in ruled, lent, c.label, around, before))
+        pieces = _DASHED.split(c.body) if c.text in ruled else [c.body]
+        if len(pieces) > 1 and all(len(stems(p)) >= 2 for p in pieces):
+            for piece in pieces:  # "do not bypass captchas - mark the store unavailable"
+                out.append(OldClaim(c.text, piece, True, lent, c.label, around, before, c.body))
+        else:
+            out.append(OldClaim(c.text, c.body, c.text in ruled, lent, c.label, around, before))
     return out
+
+
+_DASHED = re.compile(r"\s+[\u2014\u2013-]\s+")  # two rules in one claim, joined by a dash
 
 
 def index_of(pad: Pad, entries: Iterable[int]) -> ClaimIndex:

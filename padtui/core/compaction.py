@@ -712,21 +712,20 @@ _PLURAL_KINDS = {
 }
 
 
-def _slug(heading: str) -> str:
-    """A heading as the kind a Markdown section of that title has (before known kinds)."""
-    name = heading.strip().strip("*_`:").strip()
-    return "_".join(name.lower().replace("-", " ").replace("_", " ").split())
+def _kind_token(kind: str) -> str:
+    """A kind as a record writes it: one word (``user_preferences``, as a Markdown heading's
+    kind is), never the heading's own words. The audit takes a record that says a section's
+    title ("removed the Session Notes section") to declare every entry under it, in this
+    rewrite and in every later one: a record of some entries must not say it."""
+    return "_".join(kind.split()) or "(no kind)"
 
 
 def _group_phrase(kind: str, group: Sequence[Entry]) -> str:
-    """``8 notes``, ``1 plan``, ``3 entries under User Preferences``: what a group is, in the
-    words of the heading the entries sit under when the pad says it."""
+    """``8 notes``, ``1 plan``, ``3 user_preferences entries``: what a group is."""
     n = len(group)
     if kind in _PLURAL_KINDS:
         return f"{n} {kind_words(kind) if n == 1 else _PLURAL_KINDS[kind]}"
-    where = next((h for h in reversed(group[0].context) if _slug(h) == kind), None)
-    title = " ".join(where.split()) if where is not None else kind_words(kind)
-    return f"{n} {'entry' if n == 1 else 'entries'} under {title}"
+    return f"{n} {_kind_token(kind)} {'entry' if n == 1 else 'entries'}"
 
 
 def _id_word(eid: str) -> str:
@@ -850,7 +849,7 @@ def _record_head(
 
 
 def _record_name(e: Entry, cost: int) -> str:
-    name = f"{e.label if e.id is None else _id_word(e.id)} ({e.kind}, {cost} tokens"
+    name = f"{e.label if e.id is None else _id_word(e.id)} ({_kind_token(e.kind)}, {cost} tokens"
     return name + (")" if e.id is not None else f", {_quote(e.text)})")
 
 

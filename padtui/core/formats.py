@@ -25,7 +25,22 @@ if TYPE_CHECKING:
     from padtui.core import markdown
 
 MAX_PAD_BYTES = 64 * 1024 * 1024
-FORMATS = {".json": "json", ".jsonl": "jsonl", ".md": "md", ".af": "af"}
+# How a file's name says its format: the one table by which every part of padtui (this
+# module, the store, the fleet's folder view, the command line's help) decides a format from
+# a path. An ending matches the end of the file's name, case forgiven; the memory files that
+# agents keep as Markdown under other names are read (and written back) as Markdown.
+PAD_NAMES: tuple[tuple[str, str], ...] = (
+    (".json", "json"),
+    (".jsonl", "jsonl"),
+    (".md", "md"),
+    (".mdc", "md"),  # Cursor rules (their front matter kept verbatim)
+    (".cursorrules", "md"),
+    (".clinerules", "md"),
+    (".windsurfrules", "md"),
+    (".af", "af"),  # Letta agent files, read-only
+)
+# the formats ``--format`` may name, to read a file of any name as that format
+CHOSEN_FORMATS = ("md", "json", "jsonl")
 READ_ONLY_FORMATS = {"af": letta.READ_ONLY}
 _WS = " \t\n\r"
 _BOM = "\ufeff"
@@ -43,8 +58,8 @@ class Layout:
     lead: str  # white space put before a new entry's piece
     ascii: bool  # JSON: escape non-ASCII in new entries, as the file does
     newline: str  # JSONL: the file's line ending
-    whole: dict[str, Any] | None = None  # JSON object form without "entries": re-dumped
     md: markdown.MdLayout | None = None  # Markdown: the sections the writer splices
+    read_only: str | None = None  # why padtui does not write this file back (None: it does)
 
 
 @dataclass(frozen=True)
@@ -57,20 +72,52 @@ class PadFile:
     data: bytes
 
 
-def format_of(path: str) -> str:
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in FORMATS:
+def format_for_name(name: str) -> str | None:
+    """The format a file's name says (by :data:`PAD_NAMES`), or None."""
+    lower = os.path.basename(name).lower()
+    for ending, fmt in PAD_NAMES:
+        if lower.endswith(ending):
+            return fmt
+    return None
+
+
+def pad_names_text() -> str:
+    """The names padtui reads, in words (for help and errors), from :data:`PAD_NAMES`."""
+    own = [e for e, f in PAD_NAMES if f in ("json", "jsonl") or e == ".md"]
+    memory = [e for e, f in PAD_NAMES if f == "md" and e != ".md"]
+    read_only = [e for e, f in PAD_NAMES if f in READ_ONLY_FORMATS]
+    return (
+        f"{', '.join(own)}; Markdown memory files {', '.join(memory)}; "
+        f"{', '.join(read_only)} read-only"
+    )
+
+
+def format_of(path: str, fmt: str | None = None) -> str:
+    """The format of the pad at ``path``: ``fmt`` when one is chosen (``--format``), else
+    the one its name says. PadError for a name that says none, or an unknown ``fmt``."""
+    if fmt is not None:
+        if fmt not in CHOSEN_FORMATS:
+            raise PadError(
+                path, f"unknown format {fmt!r}; --format is one of {', '.join(CHOSEN_FORMATS)}"
+            )
+        return fmt
+    found = format_for_name(path)
+    if found is None:
+        ext = os.path.splitext(os.path.basename(path))[1]
         raise PadError(
             path,
-            f"unsupported format {ext or '(no extension)'!r}; "
-            "padtui reads .json, .jsonl and .md pads (and Letta .af agent files)",
+            f"unsupported format {ext or '(no extension)'!r}; padtui reads {pad_names_text()} "
+            f"(--format {'|'.join(CHOSEN_FORMATS)} reads any name as that format)",
         )
-    return FORMATS[ext]
+    return found
 
 
-def check_writable(path: str, fmt: str | None = None) -> None:
-    """PadError, in one line, for a pad of a format padtui does not write back (``.af``)."""
+def check_writable(path: str, fmt: str | None = None, layout: Layout | None = None) -> None:
+    """PadError, in one line, for a pad padtui does not write back: a format it only reads
+    (``.af``), or (``layout``) a file read in a shape it only reads (a memory export)."""
     problem = READ_ONLY_FORMATS.get(fmt or format_of(path))
+    if problem is None and layout is not None:
+        problem = layout.read_only
     if problem is not None:
         raise PadError(path, problem)
 
@@ -109,11 +156,12 @@ def read_bytes(path: str, limit: int | None = None) -> bytes:
     return data
 
 
-def load(path: str) -> PadFile:
-    """Read and parse a pad file. Bad input raises PadError, never anything else."""
+def load(path: str, fmt: str | None = None) -> PadFile:
+    """Read and parse a pad file (``fmt``: read it as that format, whatever its name). Bad
+    input raises PadError, never anything else."""
     if os.path.isdir(path):
         raise PadError(path, "is a directory, not a pad file")
-    fmt = format_of(path)
+    fmt = format_of(path, fmt)
     data = read_bytes(path)
     return parse(path, data, fmt)
 
@@ -145,7 +193,7 @@ def parse(
 
 
 _EMPTY = {
-    "md": "empty file: a Markdown pad needs at least one `##` section",
+    "md": "empty file: a Markdown pad needs at least one heading, bullet or paragraph",
     "af": "empty file: a Letta agent file is a JSON object",
 }
 
@@ -278,15 +326,16 @@ def _scan_array(text: str, start: int) -> tuple[list[Any], list[tuple[int, int]]
         i = m.end()
 
 
-def _entries_span(text: str, start: int) -> int | None:
-    """In a top-level object at ``start``, the position of the "entries" array's ``[``."""
+def _member_span(text: str, start: int, name: str) -> int | None:
+    """In a top-level object at ``start``, where the value of ``name`` starts (the last
+    one, as ``json.loads`` keeps the last of duplicate keys)."""
     found = None
     i = _skip(text, start + 1)
     decoder = json.JSONDecoder()
     while i < len(text) and text[i] != "}":
         key, i = decoder.raw_decode(text, i)
         i = _skip(text, _skip(text, i) + 1)  # past ":"
-        if key == "entries":
+        if key == name:
             found = i
         i = _skip(text, _value_end(text, i))
         if text[i] == ",":
@@ -307,43 +356,136 @@ def _array_spans(text: str, start: int) -> tuple[list[tuple[int, int]], int]:
     return spans, i
 
 
-def _document(path: str, doc: Any) -> tuple[list[Any] | None, int | None, str | None]:
-    """A pad document's entries (None: an object without any) and its settings."""
+# --- the shapes memory tools export -------------------------------------------------------
+
+# where a memory object of a memory tool's export keeps its text, in the order looked for
+MEMORY_TEXT_KEYS = ("memory", "content", "text", "value", "data")
+MEMORY_READ_ONLY = (
+    "padtui reads this memory export read-only (a memory tool's own shape, not a pad): "
+    "change its memories in the tool that wrote them"
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A pad file's own settings (JSON object keys, Markdown front matter)."""
+
+    budget_tokens: int | None = None
+    encoding: str | None = None
+    rule_headings: tuple[str, ...] = ()
+    rule_headings_replace: bool = False
+
+    def pad(self, entries: Sequence[Entry]) -> Pad:
+        """A pad of these entries with these settings."""
+        return Pad.of(
+            entries,
+            self.budget_tokens,
+            self.encoding,
+            rule_headings=self.rule_headings,
+            rule_headings_replace=self.rule_headings_replace,
+        )
+
+    @classmethod
+    def of(cls, pad: Pad) -> Settings:
+        return cls(pad.budget_tokens, pad.encoding, pad.rule_headings, pad.rule_headings_replace)
+
+
+def _memory_text_key(obj: dict[str, Any]) -> str | None:
+    for key in MEMORY_TEXT_KEYS:
+        if isinstance(obj.get(key), str):
+            return key
+    return None
+
+
+def _is_memory_list(items: list[Any]) -> bool:
+    """Is a bare array a memory tool's export (strings, or objects with their text under
+    ``memory``, ``content``, ``text``, ``value`` or ``data`` and no ``kind``)? Decided by
+    its first item; an array in which some object has a ``kind`` is a pad of entries."""
+    if not items:
+        return False
+    first = items[0]
+    if isinstance(first, dict) and (_memory_text_key(first) is None or "kind" in first):
+        return False
+    if not isinstance(first, str | dict):
+        return False
+    return not any(isinstance(x, dict) and "kind" in x for x in items)
+
+
+def memory_entry(path: str, obj: Any, index: int, where: str, source: str | None) -> Entry:
+    """One memory of a memory tool's export, as an entry of kind ``note`` (an object's
+    string ``id`` is its id; every field of the object is kept in ``raw``)."""
+    if isinstance(obj, str):
+        _check_text(path, where, "memory", obj)
+        return _entry("note", obj, False, None, (), None, index, {}, source)
+    if not isinstance(obj, dict):
+        raise PadError(
+            path,
+            "a memory must be a string, or an object with its text in "
+            f"{', '.join(MEMORY_TEXT_KEYS)}; got {json_type(obj)}",
+            where,
+        )
+    key = _memory_text_key(obj)
+    if key is None:
+        raise PadError(
+            path,
+            f"a memory object needs its text (a string) in {', '.join(MEMORY_TEXT_KEYS)}",
+            where,
+        )
+    text = obj[key]
+    _check_text(path, where, key, text)
+    eid = obj.get("id")
+    if isinstance(eid, str):
+        _check_text(path, where, "id", eid)
+    else:
+        eid = None
+    return _entry("note", text, False, eid, (), None, index, obj, source)
+
+
+def _document(path: str, doc: Any) -> tuple[list[Any], Settings, bool]:
+    """A pad document's items, its settings, and whether they are the memories of a memory
+    tool's export (read-only) rather than entries."""
     if isinstance(doc, list):
-        return doc, None, None
+        return doc, Settings(), _is_memory_list(doc)
     if not isinstance(doc, dict):
         raise PadError(
             path, f'expected an array of entries or an object with "entries", got {json_type(doc)}'
         )
-    budget, encoding = _settings(path, doc)
-    if "entries" not in doc:
-        return None, budget, encoding
-    items = doc["entries"]
-    if not isinstance(items, list):
-        raise PadError(path, f'"entries" must be an array, got {json_type(items)}')
-    return items, budget, encoding
+    settings = _settings(path, doc)
+    for name in ("entries", "memories"):
+        if name in doc:
+            items = doc[name]
+            if not isinstance(items, list):
+                raise PadError(path, f'"{name}" must be an array, got {json_type(items)}')
+            return items, settings, name == "memories"
+    raise PadError(
+        path,
+        'no entries array: a JSON pad is an array of entries or an object with "entries" '
+        '(memory exports: an object with "memories", or an array of strings)',
+    )
 
 
-def load_pad(path: str) -> Pad:
+def load_pad(path: str, fmt: str | None = None) -> Pad:
     """A pad to read and not write back (``check``, ``audit``): the same pad and the same
-    errors as ``load(path).pad``. A JSON pad is read by ``json.loads`` alone, without finding
-    where each entry lies in the text, which only a write needs (the entries' own text,
-    kept so that untouched entries are written back byte for byte): on a large pad that
-    search is most of the time it takes to read it."""
-    if os.path.isdir(path) or format_of(path) != "json":
-        return load(path).pad
+    errors as ``load(path, fmt).pad``. A JSON pad is read by ``json.loads`` alone, without
+    finding where each entry lies in the text, which only a write needs (the entries' own
+    text, kept so that untouched entries are written back byte for byte): on a large pad
+    that search is most of the time it takes to read it."""
+    if os.path.isdir(path) or format_of(path, fmt) != "json":
+        return load(path, fmt).pad
     data = read_bytes(path)
     text = decode(path, data)
     try:
-        items, budget, encoding = _document(path, _loads(path, text))
+        items, settings, memories = _document(path, _loads(path, text))
         surrogates = _SURROGATE_ESCAPE.search(text) is not None
         entries = [
-            entry_from(path, obj, i, "", None, surrogates=surrogates)
-            for i, obj in enumerate(items or ())
+            memory_entry(path, obj, i, "", None)
+            if memories
+            else entry_from(path, obj, i, "", None, surrogates=surrogates)
+            for i, obj in enumerate(items)
         ]
     except PadError:  # read again the long way, for the error that names the entry's line
         return parse(path, data, "json").pad
-    return Pad.of(entries, budget, encoding)
+    return settings.pad(entries)
 
 
 def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
@@ -355,25 +497,37 @@ def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
     except (ValueError, IndexError, StopIteration, RecursionError):
         doc = _loads(path, text)  # bad JSON: the error that says where
         astart, spans, items, close = None, [], [], -1  # (valid after all: found below)
-    found, budget, encoding = _document(path, doc)
-    if found is None:
-        layout = Layout("json", text, "", (), "  ", "\n  ", False, "\n", whole=doc)
-        return Pad.of((), budget, encoding), layout
+    found, settings, memories = _document(path, doc)
+    if memories and isinstance(doc, dict):  # the scan found the spans of "entries" only
+        astart = None
     if astart is None:  # read by json.loads: find the entries in the text
-        astart = _entries_span(text, lstart) if isinstance(doc, dict) else lstart
+        name = "memories" if memories else "entries"
+        astart = _member_span(text, lstart, name) if isinstance(doc, dict) else lstart
         assert astart is not None
         items = found
         spans, close = _array_spans(text, astart)
     surrogates = _SURROGATE_ESCAPE.search(text) is not None
     sources = [text[a:b] for a, b in spans]
+    what = "memory" if memories else "entry"
     try:
-        entries = [
-            entry_from(path, obj, i, "", source, surrogates=surrogates)
-            for i, (obj, source) in enumerate(zip(items, sources, strict=True))
-        ]
-    except PadError:  # again, one by one, naming the entry and its line (counted only now)
-        for i, (obj, source, (a, _b)) in enumerate(zip(items, sources, spans, strict=True)):
-            entry_from(path, obj, i, f"entry {i} (line {text.count(chr(10), 0, a) + 1})", source)
+        if memories:
+            entries = [
+                memory_entry(path, obj, i, "", source)
+                for i, (obj, source) in enumerate(zip(items, sources, strict=True))
+            ]
+        else:
+            entries = [
+                entry_from(path, obj, i, "", source, surrogates=surrogates)
+                for i, (obj, source) in enumerate(zip(items, sources, strict=True))
+            ]
+    except PadError:
+        # again, naming the entry and its line (only a bad pad pays for counting lines)
+        for i, (obj, (a, _b)) in enumerate(zip(items, spans, strict=True)):
+            where = f"{what} {i} (line {text.count(chr(10), 0, a) + 1})"
+            if memories:
+                memory_entry(path, obj, i, where, None)
+            else:
+                entry_from(path, obj, i, where, None)
         raise
     # white space between an entry and its "," stays with the entry (the last entry's goes
     # to the tail), so that an unchanged pad renders byte for byte
@@ -393,8 +547,9 @@ def _parse_json(path: str, text: str) -> tuple[Pad, Layout]:
         lead=lead if pieces else _guess_lead(text, close),
         ascii=text.isascii() and "\\u" in text,
         newline="\n",
+        read_only=MEMORY_READ_ONLY if memories else None,
     )
-    return Pad.of(entries, budget, encoding), layout
+    return settings.pad(entries), layout
 
 
 def _parse_json_after(path: str, text: str, previous: PadFile) -> tuple[Pad, Layout] | None:
@@ -405,7 +560,7 @@ def _parse_json_after(path: str, text: str, previous: PadFile) -> tuple[Pad, Lay
     full, which also says what is wrong with it. The result is what a full read gives."""
     old = previous.layout
     olds = previous.pad.entries
-    if old.format != "json" or old.whole is not None or old.md is not None or not olds:
+    if old.format != "json" or old.read_only is not None or old.md is not None or not olds:
         return None
     end = len(text) - len(old.tail)  # where the last entry's JSON ends
     if end <= len(old.head) or not text.startswith(old.head) or not text.endswith(old.tail):
@@ -473,8 +628,7 @@ def _parse_json_after(path: str, text: str, previous: PadFile) -> tuple[Pad, Lay
         ascii=text.isascii() and "\\u" in text,
         newline="\n",
     )
-    pad = previous.pad
-    return Pad.of(entries, pad.budget_tokens, pad.encoding), layout
+    return Settings.of(previous.pad).pad(entries), layout
 
 
 def _indent_unit(text: str, spans: list[tuple[int, int]], lead: str) -> str | None:
@@ -499,14 +653,34 @@ def _guess_lead(text: str, close: int) -> str:
     return "\n" + indent + "  " if "\n" in text.strip(_WS) else ""
 
 
-def _settings(path: str, doc: dict[str, Any]) -> tuple[int | None, str | None]:
+def _settings(path: str, doc: dict[str, Any]) -> Settings:
     budget = doc.get("budget_tokens")
     if budget is not None and (type(budget) is not int or budget < 0):
         raise PadError(path, f'"budget_tokens" must be a whole number >= 0, got {budget!r}')
     encoding = doc.get("encoding")
     if encoding is not None and not isinstance(encoding, str):
         raise PadError(path, f'"encoding" must be a string, got {json_type(encoding)}')
-    return budget, encoding
+    headings = doc.get("rule_headings")
+    if headings is None:
+        headings = []
+    if not isinstance(headings, list):
+        raise PadError(
+            path, f'"rule_headings" must be an array of strings, got {json_type(headings)}'
+        )
+    for k, h in enumerate(headings):
+        if not isinstance(h, str):
+            raise PadError(
+                path, f'"rule_headings" must be an array of strings; item {k} is {json_type(h)}'
+            )
+        _check_text(path, "", "rule_headings", h)
+    replace_ = doc.get("rule_headings_replace")
+    if replace_ is None:
+        replace_ = False
+    if not isinstance(replace_, bool):
+        raise PadError(
+            path, f'"rule_headings_replace" must be true or false, got {json_type(replace_)}'
+        )
+    return Settings(budget, encoding, tuple(headings), replace_)
 
 
 def _check_text(path: str, where: str, name: str, value: str) -> None:
@@ -686,17 +860,12 @@ def render(layout: Layout, entries: Sequence[Entry]) -> str:
     """
     if layout.format in READ_ONLY_FORMATS:
         raise ValueError(READ_ONLY_FORMATS[layout.format])
+    if layout.read_only is not None:
+        raise ValueError(layout.read_only)
     if layout.md is not None:
         from padtui.core import markdown
 
         return markdown.render(layout.md, entries)
-    if layout.whole is not None:
-        if not entries:
-            return layout.head
-        doc = dict(layout.whole)
-        doc["entries"] = [e.as_dict() for e in entries]
-        bom = _BOM if layout.head.startswith(_BOM) else ""
-        return bom + _dumps(doc, False, 2) + "\n"
     by_source = _unchanged_pieces(layout, entries)
     if layout.format == "jsonl":
         return _render_jsonl(layout, entries, by_source)

@@ -72,7 +72,11 @@ def shared(old: PadFile, new: PadFile) -> PadFile:
             if moved is None:
                 moved = {x.source: x for x in olds if x.source is not None}
             o = moved.get(e.source) if e.source is not None else None
-        if o is None or e.source is None or (not by_source and (o != e or o.raw != e.raw)):
+        if (
+            o is None
+            or e.source is None
+            or (not by_source and (o != e or o.raw != e.raw or o.context != e.context))
+        ):
             entries.append(e)
         elif o.index == e.index:
             entries.append(o)

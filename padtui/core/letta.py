@@ -11,10 +11,20 @@ A Letta agent file is JSON, in one of the shapes Letta has exported:
 
 Each block is one entry, in file order: its ``value`` is the text; its ``label`` names the
 kind (a label naming constraints, rules, policies or guardrails is a ``constraint``, one
-naming a known kind is that kind, any other a ``note``); ``read_only: true`` seals it. Its id
-is its label (labels name blocks across exports; Letta's ``block-N`` ids are renumbered
-every export), or ``label@block-id`` where one file holds two blocks with the same label.
-Every field of the block is kept in the entry's ``raw``.
+naming a known kind is that kind, any other a ``note``) and is the entry's context (where a
+rule lives); ``read_only: true`` seals it. Every field of the block is kept in the entry's
+``raw``.
+
+A block's identity (its entry's id) is what names the same block in the next export: never
+the export's own ``id`` (``block-N``, renumbered on every export), nor its position. It is
+
+* the block's ``label``, where no other block of the file has that label;
+* among blocks that share a label, ``label@TAG``: TAG is the block's ``description`` in
+  short, its first four words lower-cased and joined by ``-`` (``persona@the-persona-of-the``),
+  with six hex digits of the description's SHA-256 added where two different descriptions
+  begin alike; and where several of them also share the description, its order among those
+  (``-1``, ``-2``, ...): ``persona@1`` and ``persona@2`` for two ``persona`` blocks without
+  a description.
 
 Letta budgets a block in characters (``limit``), padtui in tokens: :func:`limits` gives
 both, beside each other. Writing back to ``.af`` is not supported: a Letta agent's memory
@@ -23,11 +33,12 @@ lives in its server, and the file is an export of it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from padtui.core.errors import PadError, json_type
@@ -84,7 +95,6 @@ def parse(path: str, text: str) -> Pad:
             f"holding one), got {json_type(doc)}",
         )
     blocks, spans = _blocks(path, doc, body)
-    labels = Counter(b.get("label") for b in blocks if isinstance(b, dict))
     entries = []
     for i, block in enumerate(blocks):
         span = spans[i] if spans is not None else None
@@ -92,8 +102,43 @@ def parse(path: str, text: str) -> Pad:
         if span is not None:
             line = body.count("\n", 0, span[0]) + 1
             where += f" (line {line}{' of the encoded document' if encoded else ''})"
-        entries.append(_entry(path, block, i, where, labels, _source(text, body, span, encoded)))
-    return Pad.of(entries)
+        entries.append(_entry(path, block, i, where, _source(text, body, span, encoded)))
+    ids = block_ids([e.raw["label"] for e in entries], [_description(e.raw) for e in entries])
+    return Pad.of(replace(e, id=name) for e, name in zip(entries, ids, strict=True))
+
+
+def _description(block: Mapping[str, Any]) -> str:
+    description = block.get("description")
+    return " ".join(description.split()) if isinstance(description, str) else ""
+
+
+def block_ids(labels: Sequence[str], descriptions: Sequence[str]) -> list[str]:
+    """Each block's identity, from its label and description (see the module's docstring)."""
+    count = Counter(labels)
+    ids: list[str] = []
+    for i, (label, description) in enumerate(zip(labels, descriptions, strict=True)):
+        if count[label] == 1:
+            ids.append(label)
+            continue
+        shared = [k for k, other in enumerate(labels) if other == label]
+        tag = _tag(description)
+        if tag and any(
+            _tag(descriptions[k]) == tag and descriptions[k] != description for k in shared
+        ):
+            digest = hashlib.sha256(description.encode("utf-8")).hexdigest()[:6]
+            tag = f"{tag}-{digest}"
+        twins = [k for k in shared if descriptions[k] == description]
+        if len(twins) > 1 or not tag:
+            order = str(twins.index(i) + 1)
+            tag = f"{tag}-{order}" if tag else order
+        ids.append(f"{label}@{tag}")
+    return ids
+
+
+def _tag(description: str) -> str:
+    """A description in short: its first four words, lower-cased, joined by ``-``."""
+    words = re.findall(r"[^\W_]+", description.lower())[:4]
+    return "-".join(words)[:40].strip("-")
 
 
 def _loads(path: str, text: str, what: str) -> Any:
@@ -156,14 +201,8 @@ def _core_memory(path: str, agent: dict[str, Any], who: str) -> list[Any]:
     return blocks
 
 
-def _entry(
-    path: str,
-    block: Any,
-    index: int,
-    where: str,
-    labels: Counter[Any],
-    source: str | None,
-) -> Entry:
+def _entry(path: str, block: Any, index: int, where: str, source: str | None) -> Entry:
+    """A block as an entry (its id is set afterwards: it depends on the other blocks)."""
     if not isinstance(block, dict):
         raise PadError(path, f"a memory block must be an object, got {json_type(block)}", where)
     for name in ("label", "value"):
@@ -184,17 +223,15 @@ def _entry(
         raise PadError(
             path, f'"read_only" must be true or false, got {json_type(read_only)}', where
         )
-    name = label
-    if labels[label] > 1:  # two blocks with one label (agents of a group): tell them apart
-        name = f"{label}@{block.get('id') or index}"
     return Entry(
         kind=kind_for_label(label),
         text=value,
         sealed=read_only is True,
-        id=name,
+        id=label,
         index=index,
         raw=block,
         source=source,
+        context=(label,),
     )
 
 
@@ -318,8 +355,11 @@ def limits(pad: Pad, costs: Mapping[int, int]) -> list[BlockLimit]:
     return out
 
 
-def is_agent_file(path: str) -> bool:
-    return path.lower().endswith(".af")
+def is_agent_file(path: str, fmt: str | None = None) -> bool:
+    """Is ``path`` read as a Letta agent file (its name, unless ``fmt`` says another format)?"""
+    from padtui.core.formats import format_for_name
+
+    return (fmt or format_for_name(path)) == "af"
 
 
 def way_out(plan: Plan, path: str) -> str | None:

@@ -1,12 +1,15 @@
-"""Markdown pads (SPEC section 1): kind sections of bullets and paragraphs.
+"""Markdown pads (SPEC section 1): kind sections of bullets and paragraphs, and the memory
+files agents keep as Markdown (``CLAUDE.md``, ``.cursorrules``, Cursor's ``.mdc`` rules, Cline's
+memory bank) read as they stand.
 
 The format, as padtui reads it::
 
-    ---                                  front matter (optional, kept verbatim); two of its
-    budget_tokens: 4000                  top-level keys are read: budget_tokens, encoding
+    ---                                  front matter (optional, kept verbatim); of its
+    budget_tokens: 4000                  top-level keys, budget_tokens, encoding,
+    rule_headings: [House rules]         rule_headings and rule_headings_replace are read
     ---
-    # Agent 7 scratchpad                 text outside any kind section: kept verbatim, never
-    Prose about the task.                an entry
+    # Agent 7 scratchpad                 text outside any kind section: entries of kind
+    Prose about the task.                `preamble`, counted like any other
     ## Constraints (sealed)              a `##` heading names the kind of the entries under it;
     - Never call the billing API. {#c1}  `(sealed)` / `[sealed]` seals them. `{#id}` at the end
     ## Plan                              of an entry's first line gives its id (else it is #N)
@@ -16,37 +19,54 @@ The format, as padtui reads it::
 
 * Headings: a `##` heading at the start of a line opens a kind section. The six known kinds
   are forgiven plural, case and separators (``## Negative facts``, ``## loss-records``); any
-  other title is a kind of its own, lower-cased with its words joined by ``_``
-  (``## Open questions`` is kind ``open_questions``). A ``#`` heading ends the section: what
-  follows it up to the next ``##`` heading is outside any kind section. Setext headings
-  (underlined) are not read as kind headings; a heading line indented by a space is not one.
-* Inside a kind section, blank lines, deeper headings (``###``), thematic breaks (``---``)
-  and HTML comments are not entries; a fenced code block, a table, a quote or any other run
-  of non-blank lines is a paragraph entry.
+  other title is a kind of its own: its words (letters and digits of any script) lower-cased
+  and joined by ``_`` (``## Open questions`` is ``open_questions``, ``## 絶対禁止`` is
+  ``絶対禁止``), without what changes from one version to the next or only decorates it: a
+  trailing date, ``(updated ...)``, ``(as of ...)``, ``— 2026-04-02``, ``[2026-04-02]``, emoji
+  and punctuation at either end (``## Block Metrics (updated 2026-04-02)`` is
+  ``block_metrics``). A ``#`` heading ends the kind section: what follows it up to the next
+  ``##`` heading, like what comes before the first heading, is *preamble*: its bullets and
+  paragraphs are entries of kind ``preamble`` (the agent loads that text too). Setext
+  headings (underlined) are not read as headings; a heading line indented by a space is not
+  one of ``#``/``##``.
+* Context: every entry knows the headings it sits under, outermost first, by their titles as
+  written (``("Lessons", "User Specified Lessons")``); a heading ends every heading of its
+  level and deeper above it (a ``#`` those of ``##`` and below, a ``##`` the ``###`` ...).
+  Heading lines are never entries.
+* Inside a section, blank lines, deeper headings (``###``), thematic breaks (``---``) and
+  HTML comments are not entries; a fenced code block, a table, a quote or any other run of
+  non-blank lines is a paragraph entry.
 * The id marker: ``{#id}`` as the last thing on the entry's first line, optionally with
   ``op=NAME`` and ``derived_from=ID,ID`` (``{#p3 op=merge derived_from=p1,p2}``); other
   ``key=value`` pairs are kept as fields of the entry. The marker is not part of the text.
+* Front matter settings: ``rule_headings`` is a YAML flow list (``[a, "b, c"]``) or a block
+  list (``rule_headings:`` then ``  - a`` lines), ``rule_headings_replace`` is ``true`` or
+  ``false``; anything else there is bad input, named by its line.
 
 Writing back. An entry's ``source`` is its exact text in the file (its lines, with their
 line endings), so untouched entries are reproduced byte for byte, and a write changes only
 the sections it touches: a dropped entry's lines go (with one of the blank-line runs around
-it); an entry appended by a commit (a loss record) goes at the end of the last section of its
-kind and region (``## Loss records (sealed)``), a new section being created when there is none:
-before the first section of the same kind if there is one, else at the end of the file. An
-externalized entry moves, verbatim, from its unsealed section to the sealed section of its
-kind, created the same way. Every other byte stays: front matter, titles, prose, comments,
-headings, line endings (new lines take the file's own).
+it), preamble entries as any other; an entry appended by a commit (a loss record) goes at the
+end of the last section of its kind and region (``## Loss records (sealed)``), a new section
+being created when there is none: before the first section of the same kind if there is one
+(never above the front matter), else at the end of the file. An externalized entry moves,
+verbatim, from its unsealed section to the sealed section of its kind, created the same way.
+Every other byte stays: front matter, titles, prose, comments, headings, line endings (new
+lines take the file's own). What is written is read back first: a text that would not read
+as the entries meant, with the same front matter settings, is never written (ValueError).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from padtui.core.errors import PadError
+from padtui.core.formats import Settings
 from padtui.core.model import Entry, Pad, known_kind
 
 _BOM = "\ufeff"
@@ -62,8 +82,26 @@ _COMMENT = re.compile(r" {0,3}<!--")
 _SEALED = re.compile(r"[(\[][ \t]*sealed[ \t]*[)\]]", re.IGNORECASE)
 _MARKER = re.compile(r"[ \t]*\{([^{}]*)\}[ \t]*$")
 _ATTR = re.compile(r"([A-Za-z_][\w-]*)=(\S*)")
-_FRONT_KEY = re.compile(r"(budget_tokens|encoding)[ \t]*:[ \t]*(.*?)[ \t]*$")
+_FRONT_KEY = re.compile(
+    r"(budget_tokens|encoding|rule_headings|rule_headings_replace)[ \t]*:[ \t]*(.*?)[ \t]*$"
+)
+_FRONT_ITEM = re.compile(r"[ \t]*-(?:[ \t]+(.*?))?[ \t]*$")  # "  - a" of a block list
+_YAML_COMMENT = re.compile(r"(?:^|[ \t]+)#.*$")
+_SUBHEADING = re.compile(r" {0,3}(#{3,6})(?:[ \t]+(.*?))?[ \t]*$")  # ### to ######
 _RESERVED = frozenset({"kind", "text", "sealed", "id"})
+PREAMBLE = "preamble"  # the kind of what is not under a `##` heading (SPEC section 1)
+# a heading's decorations that change from one version to the next, stripped before its
+# title names a kind: "(updated 2026-04-02)", "(as of May)", "— 2026-04-02", "[2026-04-02]",
+# a trailing date
+_DATE = r"\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?(?:[ T]\d{1,2}:\d{2}(?::\d{2})?Z?)?"
+_DECORATION = re.compile(
+    rf"""[ \t]*(?:
+        [(\[][ \t]*(?:last[ \t]+)?(?:updated|as[ \t]+of|since|edited|revised)\b[^)\]]*[)\]]
+      | [(\[][ \t]*{_DATE}[ \t]*[)\]]
+      | (?:[-–—:,@|][ \t]*)?(?:(?:last[ \t]+)?(?:updated|as[ \t]+of)[ \t]*:?[ \t]*)?{_DATE}
+    )[ \t]*$""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 HEADINGS = {
     "constraint": "Constraints",
@@ -79,11 +117,12 @@ Essence = tuple[str, str, str | None, tuple[str, ...], str | None]
 
 @dataclass(frozen=True)
 class Section:
-    """A part of the file: the head (before the first heading), a ``#`` region, or a kind
-    section. Its text is ``heading + gaps[0] + piece + gaps[1] + ... + gaps[-1]``."""
+    """A part of the file: the head (before the first heading), a ``#`` region (both hold
+    entries of kind ``preamble``), or a kind section. Its text is
+    ``heading + gaps[0] + piece + gaps[1] + ... + gaps[-1]``."""
 
     heading: str  # the heading line with its line ending ("" for the head)
-    kind: str | None  # None: not a kind section (its text is kept verbatim)
+    kind: str
     sealed: bool
     gaps: tuple[str, ...]  # the lines between entries (one more than there are entries)
     items: tuple[int, ...]  # the entries in it (their indices in the pad)
@@ -108,6 +147,7 @@ class MdLayout:
     newline: str  # the file's line ending, for new lines
     marker: str  # the bullet of new entries: the file's first one among - * +
     seal_mark: str  # "(sealed)" or "[sealed]", as the file writes it
+    settings: Settings  # the front matter's, as read (a write must leave them as they are)
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -150,37 +190,42 @@ class _Doc:
 def parse(path: str, text: str) -> tuple[Pad, MdLayout]:
     """Read a Markdown pad. Bad input raises a one-line PadError naming the line."""
     doc = _Doc(path, text)
-    start, budget, encoding = _front_matter(doc)
+    start, settings = _front_matter(doc)
     heads = _scan(doc, start)
-    if not any(level == 2 for _i, level, _t in heads):
-        raise PadError(
-            path,
-            "no `##` section: a Markdown pad keeps its entries under `##` headings "
-            "(## Constraints (sealed), ## Plan, ## Notes, ...)",
-        )
     n = len(doc.lines)
     bounds = [h for h, _level, _title in heads] + [n]
-    sections = [_verbatim("", "".join(doc.lines[: bounds[0]]))]
+    # the head (what comes before the first heading), then one section a heading
+    regions: list[tuple[int | None, int, str, int]] = [(None, 0, "", bounds[0])]
+    regions += [
+        (h, level, title, end) for (h, level, title), end in zip(heads, bounds[1:], strict=True)
+    ]
+    sections: list[Section] = []
     entries: list[Entry] = []
     pieces: list[str] = []
     bullets: list[bool] = []
-    for (h, level, title), end in zip(heads, bounds[1:], strict=True):
-        heading = doc.lines[h]
-        if level == 1:
-            sections.append(_verbatim(heading, "".join(doc.lines[h + 1 : end])))
-            continue
-        kind, sealed = _kind_of(title)
-        if not kind:
-            raise PadError(
-                path, "a `##` heading must name a kind (## Plan, ## Notes, ...)", f"line {h + 1}"
-            )
+    context: list[tuple[int, str]] = []  # the headings above, outermost first: (level, title)
+    for h, level, title, end in regions:
+        if h is None:  # the head: front matter (glue) and preamble
+            heading, kind, sealed, first, prev = "", PREAMBLE, False, start, 0
+        else:
+            heading, first, prev = doc.lines[h], h + 1, h + 1
+            _enter(context, level, title)
+            if level == 1:
+                kind, sealed = PREAMBLE, False
+            else:
+                kind, sealed = _kind_of(title)
+                if not kind:
+                    raise PadError(
+                        path,
+                        "a `##` heading must name a kind (## Plan, ## Notes, ...)",
+                        f"line {h + 1}",
+                    )
         gaps: list[str] = []
         items: list[int] = []
-        prev = h + 1
-        for a, b, is_bullet in _items(doc, h + 1, end):
+        for a, b, is_bullet, where in _items(doc, first, end, context):
             gaps.append("".join(doc.lines[prev:a]))
             piece = "".join(doc.lines[a:b])
-            entries.append(_entry(doc, a, b, is_bullet, kind, sealed, len(entries), piece))
+            entries.append(_entry(doc, a, b, is_bullet, kind, sealed, len(entries), piece, where))
             items.append(len(pieces))
             pieces.append(piece)
             bullets.append(is_bullet)
@@ -199,35 +244,67 @@ def parse(path: str, text: str) -> tuple[Pad, MdLayout]:
         newline=found[0] if found else "\n",
         marker=_first_marker(pieces, bullets),
         seal_mark=_seal_mark(heads),
+        settings=settings,
     )
     if "".join(s.text(pieces) for s in sections) != text:  # the splice must hold every byte
         raise RuntimeError(f"padtui bug: {path} does not split back into its own text")
-    return Pad.of(entries, budget, encoding), layout
+    return settings.pad(entries), layout
 
 
-def _verbatim(heading: str, body: str) -> Section:
-    return Section(heading, None, False, (body,), (), True)
+def _enter(context: list[tuple[int, str]], level: int, title: str) -> None:
+    """A heading of ``level``: it ends the headings of its level and deeper, and (if it has
+    a title) is the innermost heading from here on."""
+    while context and context[-1][0] >= level:
+        context.pop()
+    if title:
+        context.append((level, title))
 
 
-def _front_matter(doc: _Doc) -> tuple[int, int | None, str | None]:
+def _title(text: str | None) -> str:
+    """A heading's title: its text without the closing hashes."""
+    return _CLOSING_HASHES.sub("", (text or "").strip())
+
+
+def _front_matter(doc: _Doc) -> tuple[int, Settings]:
     """Lines of front matter (``---`` ... ``---``) at the top, and the settings in it."""
     c = doc.content
     if not c or c[0].rstrip(" \t") != "---":
-        return 0, None, None
+        return 0, Settings()
     for k in range(1, len(c)):
         if c[k].rstrip(" \t") in ("---", "..."):
             break
     else:
-        return 0, None, None
+        return 0, Settings()
     budget: int | None = None
     encoding: str | None = None
-    for i in range(1, k):
+    headings: tuple[str, ...] = ()
+    replace_ = False
+    i = 1
+    while i < k:
         m = _FRONT_KEY.match(c[i])
+        where = f"line {i + 1}"
+        i += 1
         if m is None:
             continue
-        value = re.sub(r"(?:^|[ \t]+)#.*$", "", m[2])  # a YAML comment
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
+        raw = _YAML_COMMENT.sub("", m[2])
+        value = _unquote(raw)
+        if m[1] == "rule_headings":
+            if raw.startswith("["):
+                headings = _flow_list(doc.path, raw, where)
+            elif value in ("", "~", "null"):
+                items: list[str] = []
+                while i < k and (item := _FRONT_ITEM.match(c[i])) is not None:
+                    items.append(_list_item(doc.path, item[1] or "", f"line {i + 1}"))
+                    i += 1
+                headings = tuple(items)
+            else:
+                raise PadError(
+                    doc.path,
+                    "rule_headings in the front matter must be a list of headings "
+                    f"([a, b], or `- a` lines under it), got {value!r}",
+                    where,
+                )
+            continue
         if value in ("", "~", "null"):
             continue
         if m[1] == "budget_tokens":
@@ -235,12 +312,88 @@ def _front_matter(doc: _Doc) -> tuple[int, int | None, str | None]:
                 raise PadError(
                     doc.path,
                     f"budget_tokens in the front matter must be a whole number >= 0, got {value!r}",
-                    f"line {i + 1}",
+                    where,
                 )
             budget = int(value)
+        elif m[1] == "rule_headings_replace":
+            if value.lower() not in ("true", "false"):
+                raise PadError(
+                    doc.path,
+                    "rule_headings_replace in the front matter must be true or false, "
+                    f"got {value!r}",
+                    where,
+                )
+            replace_ = value.lower() == "true"
         else:
             encoding = value
-    return k + 1, budget, encoding
+    return k + 1, Settings(budget, encoding, headings, replace_)
+
+
+def _unquote(value: str) -> str:
+    value = value.strip(" \t")
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _flow_list(path: str, raw: str, where: str) -> tuple[str, ...]:
+    """The items of a YAML flow list of headings: ``[a, "b, c", 'd']``."""
+    body = raw.strip(" \t")
+    if not body.endswith("]"):
+        raise PadError(path, "rule_headings in the front matter: the list's `]` is missing", where)
+    inner = body[1:-1]
+    n = len(inner)
+    items: list[str] = []
+    i = 0
+    while inner[i:].strip(" \t"):
+        while inner[i] in " \t":
+            i += 1
+        if inner[i] in "'\"":
+            quote, j, chars = inner[i], i + 1, []
+            while True:
+                if j >= n:
+                    raise PadError(
+                        path, "rule_headings in the front matter: a quote is never closed", where
+                    )
+                if quote == '"' and inner[j] == "\\" and j + 1 < n:  # an escape
+                    chars.append(inner[j + 1])
+                    j += 2
+                elif quote == "'" and inner[j : j + 2] == "''":  # a quote, doubled
+                    chars.append("'")
+                    j += 2
+                elif inner[j] == quote:
+                    break
+                else:
+                    chars.append(inner[j])
+                    j += 1
+            item = "".join(chars)
+            if not item.strip(" \t"):
+                raise PadError(path, "rule_headings in the front matter: an empty item", where)
+            i = j + 1
+            while i < n and inner[i] in " \t":
+                i += 1
+            if i < n and inner[i] != ",":
+                raise PadError(path, "rule_headings in the front matter: a `,` is missing", where)
+        else:
+            j = inner.find(",", i)
+            j = n if j < 0 else j
+            item = _list_item(path, inner[i:j], where)
+            i = j
+        items.append(item)
+        i += 1  # past the ","
+    return tuple(items)
+
+
+def _list_item(path: str, text: str, where: str) -> str:
+    """One heading of ``rule_headings``: a word or a quoted string, not empty."""
+    value = _unquote(_YAML_COMMENT.sub("", text))
+    if not value.strip(" \t") or (value[0] in "[{" and text.strip(" \t")[0] in "[{"):
+        raise PadError(
+            path,
+            f"rule_headings in the front matter: each item is a heading's words, got {text!r}",
+            where,
+        )
+    return value
 
 
 def _scan(doc: _Doc, start: int) -> list[tuple[int, int, str]]:
@@ -265,8 +418,7 @@ def _scan(doc: _Doc, start: int) -> list[tuple[int, int, str]]:
             continue
         h = _HEADING.match(c[i])
         if h and len(h[1]) <= 2:
-            title = _CLOSING_HASHES.sub("", (h[2] or "").strip())
-            heads.append((i, len(h[1]), title))
+            heads.append((i, len(h[1]), _title(h[2])))
         i += 1
     return heads
 
@@ -292,9 +444,13 @@ def _comment_end(doc: _Doc, i: int) -> int:
     raise PadError(doc.path, "an HTML comment (<!--) is never closed", f"line {i + 1}")
 
 
-def _items(doc: _Doc, a: int, b: int) -> list[tuple[int, int, bool]]:
-    """The entries of a kind section's lines [a, b): (first line, end, is a bullet)."""
-    items: list[tuple[int, int, bool]] = []
+def _items(
+    doc: _Doc, a: int, b: int, context: list[tuple[int, str]]
+) -> list[tuple[int, int, bool, tuple[str, ...]]]:
+    """The entries of a section's lines [a, b): (first line, end, is a bullet, the titles of
+    the headings it sits under). ``context`` holds the headings above line ``a``; the
+    subheadings (``###`` ...) met on the way are entered into it."""
+    items: list[tuple[int, int, bool, tuple[str, ...]]] = []
     c = doc.content
     i = a
     while i < b:
@@ -303,21 +459,26 @@ def _items(doc: _Doc, a: int, b: int) -> list[tuple[int, int, bool]]:
         elif i in doc.blocks and i not in doc.fences:  # an HTML comment
             i = doc.blocks[i] + 1
         elif _ANY_HEADING.match(c[i]) or _THEMATIC.match(c[i]):
+            sub = _SUBHEADING.match(c[i])
+            if sub is not None:  # (a `#` or `##` indented is no heading of padtui's)
+                _enter(context, len(sub[1]), _title(sub[2]))
             i += 1
-        elif i in doc.fences:
-            end = min(doc.blocks[i] + 1, b)
-            items.append((i, end, False))
-            i = end
-        elif m := _BULLET.match(c[i]):
-            j = _item_end(doc, i, b, _offset(c[i], m), m[2])
-            items.append((i, j, True))
-            i = j
         else:
-            j = i + 1
-            while j < b and not doc.interrupts(j):
-                j += 1
-            items.append((i, j, False))
-            i = j
+            where = tuple(title for _level, title in context)
+            if i in doc.fences:
+                end = min(doc.blocks[i] + 1, b)
+                items.append((i, end, False, where))
+                i = end
+            elif m := _BULLET.match(c[i]):
+                j = _item_end(doc, i, b, _offset(c[i], m), m[2])
+                items.append((i, j, True, where))
+                i = j
+            else:
+                j = i + 1
+                while j < b and not doc.interrupts(j):
+                    j += 1
+                items.append((i, j, False, where))
+                i = j
     return items
 
 
@@ -393,7 +554,15 @@ def _dedent(s: str, n: int) -> str:
 
 
 def _entry(
-    doc: _Doc, a: int, b: int, is_bullet: bool, kind: str, sealed: bool, index: int, piece: str
+    doc: _Doc,
+    a: int,
+    b: int,
+    is_bullet: bool,
+    kind: str,
+    sealed: bool,
+    index: int,
+    piece: str,
+    context: tuple[str, ...],
 ) -> Entry:
     c = doc.content
     if is_bullet:
@@ -419,7 +588,7 @@ def _entry(
     if op is not None:
         raw["op"] = op
     raw.update(attrs)
-    return Entry(kind, text, sealed, id_, derived, op, index, raw, piece)
+    return Entry(kind, text, sealed, id_, derived, op, index, raw, piece, context)
 
 
 def _split_marker(first: str) -> tuple[str, str | None, dict[str, str]]:
@@ -444,13 +613,64 @@ def _split_marker(first: str) -> tuple[str, str | None, dict[str, str]]:
 
 
 def _kind_of(title: str) -> tuple[str, bool]:
-    """The kind a ``##`` heading names, and whether it is sealed."""
+    """The kind a ``##`` heading names, and whether it is sealed: its words, lower-cased and
+    joined by ``_``, without what changes from one version of the file to the next (a
+    trailing date, ``(updated ...)``, ``(as of ...)``) or decorates it (emoji, punctuation);
+    the six known kinds forgive plural, case and separators."""
     sealed = _SEALED.search(title) is not None
-    name = _SEALED.sub(" ", title).strip().strip("*_`:").strip()
-    known = known_kind(name)
-    if known is not None:
-        return known, sealed
-    return "_".join(name.lower().replace("-", " ").replace("_", " ").split()), sealed
+    slug = _slug(_undecorated(_SEALED.sub(" ", title)))
+    return known_kind(slug) or slug, sealed
+
+
+def _undecorated(name: str) -> str:
+    """A heading's title without its trailing date or ``(updated ...)`` decorations (and the
+    emoji or punctuation after them), as long as words remain."""
+    while True:
+        before = name
+        name = _trim_end(name)
+        stripped = _DECORATION.sub("", name)
+        if stripped != name and _slug(stripped):
+            name = stripped
+        if name == before:
+            return name
+
+
+def _wordy(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LN"
+
+
+def _trim_end(name: str) -> str:
+    """``name`` without the emoji, punctuation and white space at its end (a closing bracket
+    stays: it may close a decoration)."""
+    j = len(name)
+    while j > 0:
+        k = j
+        while k > 0 and unicodedata.category(name[k - 1])[0] == "M":  # marks of a character
+            k -= 1
+        if k == 0:
+            return ""
+        base = name[k - 1]
+        if _wordy(base) or unicodedata.category(base) == "Pe":
+            break
+        j = k - 1
+    return name[:j]
+
+
+def _slug(name: str) -> str:
+    """The words of ``name`` (letters and digits of any script, with their marks),
+    lower-cased, joined by ``_``."""
+    words: list[str] = []
+    word: list[str] = []
+    for ch in name:
+        cat = unicodedata.category(ch)[0]
+        if cat in "LN" or (cat == "M" and word):
+            word.append(ch)
+        elif word:
+            words.append("".join(word))
+            word = []
+    if word:
+        words.append("".join(word))
+    return "_".join(words).lower()
 
 
 def _first_marker(pieces: Sequence[str], bullets: Sequence[bool]) -> str:
@@ -491,11 +711,12 @@ def render(layout: MdLayout, entries: Sequence[Entry]) -> str:
     """The file's new text: untouched entries stay where they are, byte for byte; entries
     gone take their lines with them; new and moved ones go to the end of their section.
 
-    The text is read back before it is returned. Where taking an entry out would let the
-    next one be read as part of the one before it (Markdown's lazy lines), the joint gets a
-    blank line (and the next entry loses its indentation); if even that does not read back,
-    or for a new entry that Markdown cannot hold as written (text with white space at its
-    ends or a carriage return, a kind no heading can name), ValueError.
+    The text is read back before it is returned: the same entries and the same front matter
+    settings. Where taking an entry out would let the next one be read as part of the one
+    before it (Markdown's lazy lines), the joint gets a blank line (and the next entry loses
+    its indentation); if even that does not read back, or for a new entry that Markdown
+    cannot hold as written (text with white space at its ends or a carriage return, a kind
+    no heading can name), ValueError.
     """
     claimed = [False] * len(layout.pieces)
     by_essence: dict[Essence, list[int]] = {}
@@ -517,10 +738,10 @@ def render(layout: MdLayout, entries: Sequence[Entry]) -> str:
     for safe in (False, True):
         out = _assemble(layout, kept, adds, safe)
         try:
-            back = parse("(rendered)", out)[0].entries
+            pad, again = parse("(rendered)", out)
         except PadError:
             continue
-        if same_entries(back, entries):
+        if same_entries(pad.entries, entries) and again.settings == layout.settings:
             return out
     raise ValueError("padtui cannot write these entries into this Markdown pad and read them back")
 
@@ -537,10 +758,12 @@ def _assemble(
     for key, pieces in adds.items():
         same = [i for i, s in enumerate(layout.sections) if s.kind == key[0]]
         exact = [i for i in same if layout.sections[i].sealed == key[1]]
+        # (never before the head: it holds the front matter, which must stay on top)
+        later = [i for i in same if i > 0] or ([1] if same and len(layout.sections) > 1 else [])
         if exact:
             home[exact[-1]] = pieces
-        elif same:
-            before.setdefault(same[0], []).append((key, pieces))
+        elif later:
+            before.setdefault(later[0], []).append((key, pieces))
         else:
             at_end.append((key, pieces))
     out: list[str] = []

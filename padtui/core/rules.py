@@ -55,6 +55,7 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "restriction",
     "decision",
     "feedback",
+    "workflow",
     "learning",
     "gotcha",
     "pitfall",
@@ -83,6 +84,16 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "konvention",
     "präferenz",
     "entscheidung",
+    "regeln",
+    "wichtige",
+    "vorgaben",
+    "richtlinien",
+    "konventionen",
+    "entscheidungen",
+    "präferenzen",
+    "verbote",
+    "arbeitsweise",
+    "vorgehen",
     "règle",
     "consigne",
     "préférence",
@@ -105,7 +116,7 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
 )
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
-_DATE_TAIL = re.compile(
+DATE_TAIL = re.compile(
     r"[\s\-\u2013\u2014:,]*(?:[(\[]\s*(?:updated|as of|last updated|since)?[^)\]]*\d{4}[^)\]]*"
     r"[)\]]|(?:updated|as of)\s+\S+.*|\d{4}-\d{2}-\d{2}.*)$",
     re.IGNORECASE,
@@ -115,7 +126,7 @@ _DATE_TAIL = re.compile(
 def _heading_words(heading: str) -> list[str]:
     """A heading's words, lower-cased, separators and emoji forgiven (each word as written
     and in the singular: ``Lessons`` gives lessons, lesson)."""
-    plain = _DATE_TAIL.sub("", heading)
+    plain = DATE_TAIL.sub("", heading)
     plain = re.sub(r"([a-z])([A-Z])", r"\1 \2", plain)  # camelCase labels
     words = re.findall(r"[^\W\d_]+(?:['\u2019][a-z]+)?", plain.lower().replace("_", " "))
     out = []
@@ -187,7 +198,8 @@ _APOS = "['\u2019]"
 
 
 def _words(*alts: str) -> str:
-    return r"(?<![\w])(?:" + "|".join(alts) + r")(?![\w])"
+    # (a hyphen joins words: "read-only" says nothing about "only")
+    return r"(?<![\w-])(?:" + "|".join(alts) + r")(?![\w-])"
 
 
 # prohibitions (and the strength they say it with)
@@ -242,6 +254,8 @@ _PROHIBIT_MEDIUM = re.compile(
         r"ought\s+not",
         r"prefer\s+not",
         r"(?:would|'d)\s+rather\s+not",
+        r"dislike[sd]?",
+        r"hate[sd]?",
         r"discourag\w*",
         "vermeiden",
         "vermeide",
@@ -286,6 +300,10 @@ _OBLIGE_STRONG = re.compile(
         "mandatory",
         "ensure",
         r"make\s+sure",
+        r"needs?(?=\s+(?:the|a|an|its|their|your)\b)",
+        r"(?:is|are)\s+needed",
+        r"brauch(?:t|en)",
+        r"benötig(?:t|en)",
         r"be\s+sure\s+to",
         "shall",
         r"every\s+time",
@@ -329,9 +347,6 @@ _OBLIGE_MEDIUM = re.compile(
         r"recommend\w*",
         r"it{_APOS}?s\s+best\s+to".replace("{_APOS}", _APOS),
         r"is\s+expected\s+to",
-        r"needs?(?=\s+(?:to|the|a|an|its|their|your)\b)",
-        r"brauch(?:t|en)",
-        r"benötig(?:t|en)",
         "sollte",
         "sollten",
         "bevorzug\\w*",
@@ -383,6 +398,8 @@ _HEDGE = re.compile(
         r"(?:generally|usually|typically|normally)",
         r"it{_APOS}?s\s+(?:fine|ok|okay)\s+to".replace("{_APOS}", _APOS),
         r"wenn\s+möglich",
+        r"nach\s+möglichkeit",
+        r"en\s+la\s+medida\s+de\s+lo\s+posible",
         r"möglichst",
         "eventuell",
         r"si\s+possible",
@@ -431,7 +448,6 @@ _RESTRICT = re.compile(
         "max",
         "min",
         "unless",
-        "until",
         r"instead\s+of",
         r"rather\s+than",
         "except",
@@ -446,7 +462,7 @@ _NEGATIVE_FACT = re.compile(
         rf"(?:does|do|did|is|are|was|were|has|have|will)(?:\s+not|n{_APOS}t)\s+"
         r"(?:work\w*|exist\w*|support\w*|help\w*|run\w*|compile\w*|load\w*|apply|available)",
         rf"won{_APOS}t\s+work",
-        r"fail\w*",
+        r"fail(?:s|ed|ing|ure)?(?!\s+(?:on|if|when|fast|closed|open)\b)",
         "broken",
         r"deprecated",
         "obsolete",
@@ -506,6 +522,11 @@ _CONDITION = re.compile(
         "excepto",
     )
     + r"\s+([^,;:.!?()\n]+)",
+    _I,
+)
+_TRIGGER_CLAUSE = re.compile(
+    _words("if", "when", "whenever", "while", "wenn", "falls", "si", "quand", "cuando")
+    + r"\s+[^,;:.!?()\n]+",
     _I,
 )
 _EXEMPT = re.compile(_words("without", "unless", "except", "ohne", "sans", "sin", "salvo"), _I)
@@ -574,7 +595,7 @@ def entry_claims(text: str) -> tuple[Claim, ...]:
             title = h.group(2) if h else (bold.group(1) or bold.group(2) or "")  # type: ignore[union-attr]
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            stack.append((level, title.strip()))
+            stack.append((level, title.strip().rstrip(":").strip()))
             continue
         for piece in (p for part in split_claims(line) for p in _cjk_sentences(part)):
             lead = _LEAD.match(piece)
@@ -607,6 +628,7 @@ _LIMIT = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def _plain(text: str) -> str:
     """The text with contrasts ("X, not Y"), limits ("no more than 3": at most 3) and
     Japanese double negatives set aside."""
@@ -631,9 +653,35 @@ def markers(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_ANY_MARK = re.compile(
+    "|".join(
+        f"(?:{p.pattern})"
+        for p in (
+            _PROHIBIT_STRONG,
+            _PROHIBIT_MEDIUM,
+            _PROHIBIT_CJK,
+            _PROHIBIT_CJK_MEDIUM,
+            _OBLIGE_STRONG,
+            _OBLIGE_MEDIUM,
+            _OBLIGE_CJK,
+            _OBLIGE_CJK_MEDIUM,
+            _RESTRICT,
+            _NEGATIVE_FACT,
+            _NEGATIVE_FACT_CJK,
+            _JA_OBLIGE,
+        )
+    )
+    + r"|^\W*(?:no|keine?|aucun|ningún|ninguna|nada|IMPORTANT|CRITICAL|NOTE|MUST|NEVER|ALWAYS)\b",
+    _I,
+)
+
+
+@lru_cache(maxsize=65536)
 def wording_kind(text: str) -> str | None:
     """What a claim's own words make it: a prohibition, an obligation, a restriction or a
     negative fact (None: none of these)."""
+    if not _ANY_MARK.search(text):
+        return None  # (most claims of a large pad: one search instead of a dozen)
     plain = _plain(text)
     main = _CONDITION.sub(" ", plain)  # "if the build fails, roll back" is an instruction
     failed = _NEGATIVE_FACT.search(main) or _NEGATIVE_FACT_CJK.search(main)
@@ -713,6 +761,8 @@ def _rules_of(
     # an open question ("Open question: should X? Waiting on Y.") holds no rules by place
     asks = bool(claims) and claims[0].body.rstrip().endswith(("?", "\uff1f"))
     for c in claims:
+        if c.body.rstrip().endswith(("?", "\uff1f")):
+            continue  # a question binds nobody
         kind = wording_kind(c.body)
         lent = None
         inner_place = None if asks else place
@@ -783,6 +833,40 @@ _NUMBER_WORDS |= {"twenty": "20", "thirty": "30", "hundred": "100", "once": "1",
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
+_EXCLUSIVE = re.compile(
+    _words(
+        "only",
+        "exclusively",
+        "solely",
+        r"at\s+most",
+        r"at\s+least",
+        r"no\s+more\s+than",
+        r"no\s+fewer\s+than",
+        r"no\s+less\s+than",
+        r"nothing\s+but",
+        "nur",
+        "ausschließlich",
+        "höchstens",
+        "mindestens",
+        "seulement",
+        "uniquement",
+        r"au\s+plus",
+        "solo",
+        "sólo",
+        "únicamente",
+        r"como\s+máximo",
+    )
+    + r"|のみ|だけ|只能|仅|最多|至少",
+    _I,
+)
+
+
+def exclusive(text: str) -> str | None:
+    """The word that confines a rule ("only", "at most"), if it has one."""
+    m = _EXCLUSIVE.search(_CONTRAST.sub(" ", text))
+    return " ".join(m.group().lower().split()) if m else None
+
+
 def hedged(text: str) -> bool:
     """Does the text take the force out of what it says ("where possible", "try to")?"""
     plain = _plain(text)
@@ -816,8 +900,8 @@ def strength(text: str, lent: str | None = None) -> int:
 
 def negative(text: str) -> bool:
     """Does the claim forbid, or say that something does not hold? (A negation inside its
-    condition, "if it isn't in the guide", does not count.)"""
-    plain = _CONDITION.sub(" ", _plain(text))
+    trigger, "if it isn't in the guide", does not count; "without reciting" does.)"""
+    plain = _TRIGGER_CLAUSE.sub(" ", _plain(text))
     return bool(
         _PROHIBIT_STRONG.search(plain)
         or _PROHIBIT_MEDIUM.search(plain)
@@ -911,6 +995,17 @@ _SOFT = frozenset(
 )
 
 
+def led_numbers(text: str) -> dict[str, set[str]]:
+    """The numbers of a text by the word right before them ("below 0.5.1.h": below)."""
+    body = _THOUSANDS.sub("", text)
+    out: dict[str, set[str]] = {}
+    for m in _NUMBER.finditer(body):
+        before = _WORD.findall(body[max(0, m.start() - 30) : m.start()])
+        if before and before[-1].lower() not in _SOFT:
+            out.setdefault(before[-1].lower(), set()).add(m.group().lower())
+    return out
+
+
 def number_words(text: str) -> set[str]:
     return {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
 
@@ -926,6 +1021,35 @@ _ESCAPE = re.compile(_words("unless", "except", "außer", "sauf", "salvo", "exce
 def escape(condition: str) -> bool:
     """Is this condition a way out of the rule ("unless there is a good reason")?"""
     return bool(_ESCAPE.match(condition))
+
+
+_ORDER = re.compile(
+    _words("before", "after", "until", "bevor", "nachdem", "avant", "après", "antes", "después"), _I
+)
+_ORDER_WORDS = re.compile(
+    _words(
+        "first",
+        "then",
+        "before",
+        "after",
+        "beforehand",
+        "prior",
+        "afterwards",
+        "zuerst",
+        "d'abord",
+        "primero",
+    ),
+    _I,
+)
+
+
+def ordering(condition: str) -> bool:
+    """Is this condition an order ("before deploying"), which "first" can also say?"""
+    return bool(_ORDER.match(condition))
+
+
+def orders(text: str) -> bool:
+    return bool(_ORDER_WORDS.search(text))
 
 
 def trigger(condition: str) -> bool:

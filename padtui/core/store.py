@@ -54,6 +54,7 @@ from padtui.core.errors import PadError
 from padtui.core.formats import (
     MAX_PAD_BYTES,
     PadFile,
+    Settings,
     check_writable,
     format_of,
     parse,
@@ -246,6 +247,7 @@ def read(
     journal: JournalArg = False,
     attempts: int = READ_ATTEMPTS,
     previous: PadFile | None = None,
+    fmt: str | None = None,
 ) -> Snapshot:
     """Read a pad with its version stamp, for a commit to compare against.
 
@@ -254,9 +256,9 @@ def read(
     still fails, the last PadError is raised. With ``journal`` the version is journaled as
     seen (``True``: the pad's default journal; a path or a :class:`Journal`: that one).
     ``previous``, the version read before, makes reading a large pad that changed little
-    cheap (see ``formats.parse``).
+    cheap (see ``formats.parse``). ``fmt`` reads it as that format, whatever its name.
     """
-    fmt = format_of(path)
+    fmt = format_of(path, fmt)
     last: PadError | None = None
     for attempt in range(max(attempts, 1)):
         if attempt:
@@ -298,12 +300,18 @@ def snapshot_of(pad_file: PadFile) -> Snapshot:
     )
 
 
-def poll(path: str, last: Snapshot | None = None, *, journal: JournalArg = False) -> Reading:
+def poll(
+    path: str,
+    last: Snapshot | None = None,
+    *,
+    journal: JournalArg = False,
+    fmt: str | None = None,
+) -> Reading:
     """A look at a live pad: ``new`` (a version other than ``last``), ``same``, or
     ``unreadable`` (torn or vanished even after the retries of :func:`read`; never taken for
     a new version, and ``snapshot`` stays the last good one)."""
     try:
-        snap = read(path)
+        snap = read(path, fmt=fmt)
     except PadError as exc:
         return Reading("unreadable", last, exc.problem)
     if last is not None and snap.stamp.sha256 == last.stamp.sha256:
@@ -437,9 +445,9 @@ def commit(
     exactly the snapshot's version (trial again), :class:`LockTimeout`; nothing is written
     then. Returns the snapshot of the version written (``snapshot`` itself when the change
     changes nothing). Both versions are journaled, the replaced one before the swap. A pad
-    padtui does not write back (a Letta ``.af`` file) is a PadError.
+    padtui does not write back (a Letta ``.af`` file, a memory tool's export) is a PadError.
     """
-    check_writable(snapshot.path, snapshot.format)
+    check_writable(snapshot.path, snapshot.format, snapshot.file.layout)
     if isinstance(change, Plan):
         if change.refused:
             raise Refused(snapshot.path, f"refused: {change.code}: {change.message}")
@@ -480,11 +488,7 @@ def _read_back(snapshot: Snapshot, new: bytes, entries: Sequence[Entry]) -> PadF
         same_entries = markdown.same_entries(back.pad.entries, entries)
     else:
         same_entries = [_essence(e) for e in back.pad.entries] == [_essence(e) for e in entries]
-    same = (
-        same_entries
-        and back.pad.budget_tokens == snapshot.pad.budget_tokens
-        and back.pad.encoding == snapshot.pad.encoding
-    )
+    same = same_entries and Settings.of(back.pad) == Settings.of(snapshot.pad)
     if not same:
         raise RuntimeError("padtui bug: the new pad would not read back as planned")
     return back
@@ -528,7 +532,7 @@ def externalize(
 ) -> Snapshot:
     """Seal unsealed constraints / negative facts / loss records, by a safe commit;
     nothing else changes (see :func:`externalized` for what is bad input)."""
-    check_writable(snapshot.path, snapshot.format)
+    check_writable(snapshot.path, snapshot.format, snapshot.file.layout)
     entries, _sealed, _already = externalized(snapshot.pad, labels, snapshot.path)
     return commit(
         snapshot, entries, journal=journal, lock_timeout=lock_timeout, origin="externalize"
@@ -541,13 +545,15 @@ def restore(
     *,
     journal: JournalArg = True,
     lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
+    fmt: str | None = None,
 ) -> Snapshot:
     """Write journaled version ``n`` back over the pad, byte for byte, by a safe commit.
 
     The version it replaces is journaled first, even one that does not parse (so a pad an
-    agent garbled can be restored, and the garbled bytes are kept too).
+    agent garbled can be restored, and the garbled bytes are kept too). ``fmt`` reads the
+    pad as that format, whatever its name.
     """
-    fmt = format_of(path)
+    fmt = format_of(path, fmt)
     check_writable(path, fmt)
     j = journal_of(path, journal)
     if j is None:
@@ -557,8 +563,9 @@ def restore(
         raise PadError(path, f"version {n} is a {version.format} pad; this file is {fmt}")
     new_file = j.pad_file(n)  # PadError for a version kept because it did not parse
     new_file = parse(path, new_file.data, fmt)
+    check_writable(path, fmt, new_file.layout)
     try:
-        current = read(path)
+        current = read(path, fmt=fmt)
     except PadError as exc:
         if exc.problem == NO_SUCH_FILE:
             raise

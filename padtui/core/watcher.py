@@ -33,21 +33,23 @@ class Reading:
         return self.snapshot.file if self.snapshot is not None else None
 
 
-def read_once(path: str, previous: PadFile | None = None) -> Reading:
+def read_once(path: str, previous: PadFile | None = None, fmt: str | None = None) -> Reading:
     """Read the pad with its version stamp; torn reads are retried for a few ms first.
 
     ``previous`` (the version on screen) lets a large pad that changed little be read
-    cheaply: only its changed entries are parsed."""
+    cheaply: only its changed entries are parsed. ``fmt`` reads it as that format."""
     try:
-        return Reading("version", store.read(path, previous=previous))
+        return Reading("version", store.read(path, previous=previous, fmt=fmt))
     except PadError as exc:
         if not os.path.lexists(path):
             return Reading("deleted", detail="the pad file is gone")
         return Reading("unreadable", detail=f"{store.UNREADABLE}: {exc.line()}")
 
 
-async def read_settled(path: str, previous: PadFile | None = None) -> Reading:
-    return await asyncio.to_thread(read_once, path, previous)
+async def read_settled(
+    path: str, previous: PadFile | None = None, fmt: str | None = None
+) -> Reading:
+    return await asyncio.to_thread(read_once, path, previous, fmt)
 
 
 def watched_places(path: str) -> tuple[set[str], set[str]]:
@@ -62,12 +64,14 @@ async def watch_pad(
     step_ms: int = 5,
     debounce_ms: int = 50,
     previous: Callable[[], PadFile | None] | None = None,
+    fmt: str | None = None,
 ) -> AsyncIterator[Reading]:
     """Yield the current reading, then a new one after every change to the pad's path.
 
     The folder watch is armed before the first reading is taken, so a write that lands
     between the two is not missed: once the first reading is out, every later write is seen.
-    ``previous`` says which version is on screen: each read is made against it.
+    ``previous`` says which version is on screen: each read is made against it. ``fmt``
+    reads the pad as that format, whatever its name.
     """
 
     def before() -> PadFile | None:
@@ -93,13 +97,13 @@ async def watch_pad(
     pending: asyncio.Future[object] = asyncio.ensure_future(anext(changes))
     try:
         await asyncio.sleep(0)
-        yield await read_settled(path, before())
+        yield await read_settled(path, before(), fmt)
         while True:
             try:
                 await pending
             except StopAsyncIteration:
                 return
-            yield await read_settled(path, before())
+            yield await read_settled(path, before(), fmt)
             pending = asyncio.ensure_future(anext(changes))
     finally:
         pending.cancel()

@@ -176,9 +176,11 @@ class PadApp(App[int]):
         use_journal: bool = True,
         watch: bool = True,
         clock: Callable[[], datetime] | None = None,
+        fmt: str | None = None,
     ) -> None:
         super().__init__()
         self.inspection = Inspection(path, policy=policy, budget_override=budget, encoding=encoding)
+        self.pad_format = fmt  # --format: read the pad as this format, whatever its name
         if clock is not None:  # a fixed clock makes the screen reproducible (snapshot tests)
             self.inspection.clock = clock
         self.journal_path = journal
@@ -220,7 +222,7 @@ class PadApp(App[int]):
         self.call_after_refresh(self._first_reading)  # once that is on screen
 
     async def _first_reading(self) -> None:
-        reading = await read_settled(self.inspection.path)
+        reading = await read_settled(self.inspection.path, fmt=self.pad_format)
         self.take(reading)
         self.ready.set()
         self.query_one("#rewritable", EntryPane).focus()
@@ -243,7 +245,9 @@ class PadApp(App[int]):
     @work(exclusive=True, group="watch")
     async def watch_pad(self) -> None:
         first = True
-        async for reading in watch_pad(self.inspection.path, previous=self._on_screen):
+        async for reading in watch_pad(
+            self.inspection.path, previous=self._on_screen, fmt=self.pad_format
+        ):
             if first:  # the initial reading was taken on mount
                 first = False
                 self.watch_armed.set()  # (the top bar says "live" from now on)
@@ -469,7 +473,8 @@ class PadApp(App[int]):
             line.append(f" refused {trial.code} ", style="bold white on red")
             line.append(f"  {clean(trial.message)}")
             if trial.way_out:
-                line.append(f"  way out: {one_line(way_out(trial, insp.path))}", style="bold")
+                way = way_out(trial, insp.path, self.pad_format)
+                line.append(f"  way out: {one_line(way)}", style="bold")
             line.append("  (c explains)", style="dim")
             line.append_text(self._rules_line(trial))
             return line
@@ -563,7 +568,10 @@ class PadApp(App[int]):
         trial = insp.trial or insp.start_trial()
         self.refresh_view()
         if trial.refused:
-            self.push_screen(RefusalScreen(trial, insp.path), partial(self._after_refusal, trial))
+            self.push_screen(
+                RefusalScreen(trial, insp.path, self.pad_format),
+                partial(self._after_refusal, trial),
+            )
         elif not trial.dropped:
             self.notify("The pad fits its budget: nothing to commit.")
         else:

@@ -47,13 +47,13 @@ from textual.widgets import Footer, Static
 
 from padtui.core import store
 from padtui.core.errors import EncodingUnavailable, PadError
+from padtui.core.formats import PAD_NAMES, format_for_name
 from padtui.core.inspection import Alarm, Inspection, Observed
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_once
 from padtui.tui.app import PAD_ACTIONS, VERDICT_STYLES, PadApp
 from padtui.tui.widgets import gauge_text
 
-PAD_SUFFIXES = (".json", ".jsonl", ".md")
 KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps them all)
 GAUGE_WIDTH = 12
 STEP_MS = 20  # the folder watch: a batch once no event came for this long ...
@@ -85,8 +85,12 @@ INSPECTOR_ACTIONS = PAD_ACTIONS | {"history", "alarms", "concept", "fleet"}
 
 
 def is_pad_name(name: str) -> bool:
-    """A file name the fleet shows: a pad's extension, and not hidden."""
-    return not name.startswith(".") and name.lower().endswith(PAD_SUFFIXES)
+    """A file name the fleet shows: a name that says a pad's format (``formats.PAD_NAMES``),
+    and not hidden, but for the memory files whose own name starts with a dot
+    (``.cursorrules``): agents keep their temporary saves in hidden files."""
+    if format_for_name(name) is None:
+        return False
+    return not name.startswith(".") or any(name.lower() == end for end, _f in PAD_NAMES)
 
 
 @dataclass(eq=False)

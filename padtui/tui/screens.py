@@ -47,9 +47,9 @@ REFUSALS = {
 }
 
 
-def way_out(plan: Plan, path: str) -> str:
+def way_out(plan: Plan, path: str, fmt: str | None = None) -> str:
     """The way out of a refusal, as the command line gives it (a Letta agent file's too)."""
-    if letta.is_agent_file(path):
+    if letta.is_agent_file(path, fmt):
         return letta.way_out(plan, path) or ""
     return plan.way_out_for(path) or ""
 
@@ -212,10 +212,11 @@ class RefusalScreen(ModalScreen[WayOut | None]):
         ),
     ]
 
-    def __init__(self, plan: Plan, path: str = "PATH") -> None:
+    def __init__(self, plan: Plan, path: str = "PATH", fmt: str | None = None) -> None:
         super().__init__()
         self.plan = plan
         self.path = path
+        self.fmt = fmt  # --format, when the pad is read as a format its name does not say
 
     @property
     def protected(self) -> list[str]:
@@ -231,7 +232,8 @@ class RefusalScreen(ModalScreen[WayOut | None]):
             yield Static(Text(clean(p.message)))
             yield Static(Text(REFUSALS.get(code, "")), classes="explain")
             if p.way_out:
-                yield Static(Text("Way out: " + one_line(way_out(p, self.path)), style="bold"))
+                way = way_out(p, self.path, self.fmt)
+                yield Static(Text("Way out: " + one_line(way), style="bold"))
             with Horizontal(classes="buttons"):
                 if self.protected:
                     yield Button(  # ids are pad text: a Text, never parsed as markup

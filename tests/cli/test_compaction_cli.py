@@ -100,7 +100,7 @@ def test_a_markdown_memory_compacts_and_the_next_audit_sees_every_loss_declared(
     assert code == 0 and report["written"] is True
     assert report["loss_record_form"] == "names"  # Markdown keeps no drops field
     assert report["loss_record_drops"] == report["dropped"]
-    assert report["loss_record"].split(": ", 1)[1].startswith("4 entries under session notes (")
+    assert report["loss_record"].split(": ", 1)[1].startswith("4 session_notes entries (")
     code, audit = run_json(capsys, "audit", str(old), str(path))
     assert code == 0
     assert audit["verdict"] == "compaction", audit["findings"]
@@ -225,7 +225,7 @@ def test_check_lists_every_unsealed_rule_and_marks_the_ones_this_pass_drops(
         len(rules) - dropped
     )
     assert any(
-        "obligation    user preferences: Always answer in French." in line for line in listed
+        "obligation    User Preferences: Always answer in French." in line for line in listed
     )
 
 

@@ -57,7 +57,7 @@ def one_error_line(err: str, path: Path) -> str:
 def test_check_a_markdown_pad(capsys) -> None:
     code, report = run_json(capsys, "check", str(MD))
     assert code == 0 and report["verdict"] == "compactable"
-    assert report["budget"] == 300  # from the front matter
+    assert report["budget"] == 345  # from the front matter
     assert report["dropped"] == ["n-3", "n-4", "h-1"]
     assert "limits" not in report
     code, out, _err = run(capsys, "check", str(MD))
@@ -112,6 +112,91 @@ def test_bad_markdown_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
     code, out, err = run(capsys, "check", str(path))
     assert code == 2 and out == ""
     assert one_error_line(err, path).endswith("line 3: a code fence (```) is never closed")
+
+
+# --- memory files under other names, --format, memory exports --------------------------------
+
+CURSOR_RULES = """# Working agreement
+
+Keep answers short; the person reads them on a phone.
+
+## Lessons
+
+- Use `rg` for searching, never `grep -r` over node_modules.
+- The staging database is `stage-eu`; production is never touched from here.
+"""
+
+
+@pytest.mark.parametrize("name", [".cursorrules", ".clinerules", ".windsurfrules", "team.mdc"])
+def test_memory_files_under_other_names_read_as_markdown(tmp_path: Path, capsys, name: str) -> None:
+    path = tmp_path / name
+    path.write_text(CURSOR_RULES)
+    code, report = run_json(capsys, "check", str(path))
+    assert code == 0 and report["kept"] == ["#0", "#1", "#2"]
+    assert report["tokens"]["total"] > 30  # the preamble paragraph is counted too
+
+
+def test_format_reads_any_name_on_every_command(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "AGENT_MEMORY"
+    path.write_text(CURSOR_RULES)
+    code, _out, err = run(capsys, "check", str(path))
+    assert code == 2 and "--format md|json|jsonl" in one_error_line(err, path)
+    code, report = run_json(capsys, "check", str(path), "--format", "md")
+    assert code == 0 and report["tokens"]["total"] > 30
+    seed = ("--format", "md", "--budget", "30", "--policy", "seed")
+    code, report = run_json(capsys, "compact", str(path), *seed)
+    assert code == 0 and report["written"] is False and report["dropped"] == ["#2"]
+    code, report = run_json(capsys, "compact", str(path), *seed, "--write")
+    assert code == 0 and report["written"] is True
+    assert "stage-eu" not in path.read_text() and "# Working agreement" in path.read_text()
+    code, report = run_json(capsys, "history", str(path), "--format", "md")
+    assert code == 0 and [v["format"] for v in report["versions"]] == ["md", "md"]
+    code, report = run_json(capsys, "history", str(path), "--format", "md", "--restore", "1")
+    assert code == 0 and report["written"] is True and path.read_text() == CURSOR_RULES
+    other = tmp_path / "AGENT_MEMORY_2"
+    other.write_text(CURSOR_RULES.split("## Lessons")[0])  # the lessons are gone
+    code, report = run_json(capsys, "audit", str(path), str(other), "--format", "md")
+    assert code in (0, 1) and report["verdict"] not in ("unchanged", "growth")
+    assert report["tokens"]["before"] > report["tokens"]["after"] > 0  # the preamble
+    rules = tmp_path / "RULES"
+    rules.write_text("## Constraints\n\n- Never push to main. {#c1}\n")
+    code, report = run_json(capsys, "externalize", str(rules), "c1", "--format", "md")
+    assert code == 0 and report["sealed"] == ["c1"]
+    assert rules.read_text().startswith("## Constraints (sealed)\n")
+
+
+def test_watch_checks_the_chosen_format_before_taking_the_screen(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("## Notes\n- a\n")
+    code, _out, err = run(capsys, str(path))
+    assert code == 2 and "unsupported format '.txt'" in one_error_line(err, path)
+    code, _out, err = run(capsys, "watch", str(tmp_path), "--format", "md")
+    assert code == 2 and "--format names one pad's format" in err
+
+
+MEMORY_EXPORT = {
+    "memories": [
+        {"id": "m-1", "memory": "The user's dog is called Pixel and is afraid of vacuum cleaners."},
+        {"id": "m-2", "memory": "Prefers meetings after 10:00 Lisbon time, never on Fridays."},
+    ]
+}
+
+
+def test_a_memory_export_is_counted_and_never_written(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "memories.json"
+    path.write_text(json.dumps(MEMORY_EXPORT, indent=2))
+    before = path.read_bytes()
+    code, report = run_json(capsys, "check", str(path))
+    assert code == 0 and report["verdict"] == "fits"
+    assert report["kept"] == ["m-1", "m-2"] and report["tokens"]["total"] > 20
+    for argv in (
+        ["compact", str(path), "--budget", "20", "--write"],
+        ["externalize", str(path), "m-1"],
+    ):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == ""
+        assert "memory export read-only" in one_error_line(err, path)
+    assert path.read_bytes() == before
 
 
 # --- Letta agent files -------------------------------------------------------------------------

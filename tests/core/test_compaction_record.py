@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from padtui.core.audit import audit
 from padtui.core.compaction import Plan, loss_record, plan, short_quote
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.tokens import counter_for
@@ -80,7 +81,7 @@ def test_a_pad_of_small_bullets_is_compacted_with_a_record_of_ranges() -> None:
     assert {e.kind for e in got.dropped} == {"known_issues"}
     assert got.loss_record is not None
     part = got.loss_record.text.split(": ", 1)[1]
-    assert part.startswith(f"{len(got.dropped)} entries under known issues (#")
+    assert part.startswith(f"{len(got.dropped)} known_issues entries (#")
     assert "\u2013" in part  # neighbours dropped together are one range
     assert got.record_tokens < 60  # the head (time, budget, totals) and one group
     declared(got)
@@ -107,7 +108,7 @@ def test_a_markdown_pad_of_small_bullets_gets_a_record_whose_text_declares_each(
         assert got.record_tokens * 2 < COUNTER.count(each.text)
 
 
-def test_the_groups_take_the_words_of_the_heading_the_entries_sit_under() -> None:
+def test_the_groups_name_each_kind_in_one_word() -> None:
     pad = Pad.of(
         [
             *bullets("user_preferences", ["Prefers tabs", "Answers in French"], "User Preferences"),
@@ -115,25 +116,45 @@ def test_the_groups_take_the_words_of_the_heading_the_entries_sit_under() -> Non
             make_entry("plan", "step " * 40, id="p-long"),
         ]
     )
-    record = loss_record(
-        pad, pad.entries, {e.index: cost(e) for e in pad.entries}, 9, NOW, "ranges"
-    )
+    costs = {e.index: cost(e) for e in pad.entries}
+    record = loss_record(pad, pad.entries, costs, 9, NOW, "ranges")
     head, _, body = record.text.partition(": ")
     assert head.endswith("dropped 5 entries, " + str(cost(*pad.entries)) + " tokens")
     parts = body.split("; ")
-    assert (
-        parts[0]
-        == f"2 entries under User Preferences (#0\u2013#1), {cost(*pad.entries[:2])} tokens"
-    )
+    assert parts[0] == f"2 user_preferences entries (#0\u2013#1), {cost(*pad.entries[:2])} tokens"
     assert parts[1] == f"2 notes (#2\u2013#3), {cost(*pad.entries[2:4])} tokens"
     assert parts[2] == f"1 plan (p-long), {cost(pad.entries[4])} tokens"
-    counts = loss_record(
-        pad, pad.entries, {e.index: cost(e) for e in pad.entries}, 9, NOW, "counts"
-    )
+    counts = loss_record(pad, pad.entries, costs, 9, NOW, "counts")
     assert (
         counts.text.split(": ", 1)[1].split("; ")[1] == f"2 notes, {cost(*pad.entries[2:4])} tokens"
     )
     assert counts.raw["drops"] == ["#0", "#1", "#2", "#3", "p-long"]
+
+
+def test_a_record_never_says_the_title_of_the_section_it_drops_from() -> None:
+    """The audit reads a record that says a section's title as declaring every entry under
+    it, in every later rewrite too: a record of two preferences must not let a later,
+    undeclared loss of the third one pass."""
+    prefs = ["Prefers tabs over spaces in every file", "Answers in French", "Never push to main"]
+    old = Pad.of(
+        [
+            *bullets("user_preferences", prefs, "User Preferences"),
+            make_entry("note", "Status: the export is half done.", id="n1"),
+        ]
+    )
+    costs = {e.index: cost(e) for e in old.entries}
+    for form in ("each", "names", "ranges", "counts"):
+        record = loss_record(old, old.entries[:2], costs, 9, NOW, form)
+        assert "user preferences" not in " ".join(record.text.lower().split()), form
+    # a compaction that drops two preferences, then an agent's rewrite that drops the third
+    compacted = Pad.of(
+        [*old.entries[2:], loss_record(old, old.entries[:2], costs, 9, NOW, "names")]
+    )
+    assert audit(old, compacted, COUNTER).verdict == "compaction"
+    later = Pad.of([e for e in compacted.entries if e.text != "Never push to main"])
+    found = audit(compacted, later, COUNTER)
+    assert found.verdict == "corruption"
+    assert any(f.code == "CONSTRAINT_DROPPED" for f in found.findings)
 
 
 def test_a_range_covers_only_neighbours_dropped_together() -> None:

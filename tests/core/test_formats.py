@@ -346,17 +346,22 @@ def test_white_space_before_a_comma_is_kept() -> None:
     assert render(pf.layout, pf.pad.entries) == text
 
 
-def test_empty_array_and_object_without_entries_take_new_entries() -> None:
+def test_empty_array_and_object_with_empty_entries_take_new_entries() -> None:
     for text in ["[]", "[\n]\n", '{"entries": []}', '{\n  "entries": [\n  ]\n}\n']:
         pf = read("pad.json", text)
         assert pf.pad.entries == ()
         out = render(pf.layout, [make_entry("note", "n", id="a")])
         assert raws(out, "pad.json") == [{"kind": "note", "text": "n", "id": "a"}]
-    pf = read("pad.json", '{"budget_tokens": 10, "agent": "x"}')
-    assert pf.pad.budget_tokens == 10
-    assert render(pf.layout, []) == '{"budget_tokens": 10, "agent": "x"}'
-    out = json.loads(render(pf.layout, [make_entry("note", "n")]))
-    assert out == {"budget_tokens": 10, "agent": "x", "entries": [{"kind": "note", "text": "n"}]}
+
+
+@pytest.mark.parametrize(
+    "text", ['{"budget_tokens": 10, "agent": "x"}', BOM + '{"budget_tokens": 10}', "{}"]
+)
+def test_an_object_without_entries_is_bad_input_not_an_empty_pad(text: str) -> None:
+    with pytest.raises(formats.PadError) as caught:
+        read("pad.json", text)
+    line = caught.value.line()
+    assert line.startswith("pad.json: no entries array") and "\n" not in line
 
 
 def test_object_settings_are_read() -> None:
@@ -377,13 +382,6 @@ def test_a_lone_surrogate_in_an_unknown_field_survives_a_rewrite(name: str) -> N
         {"kind": "note", "text": "café", "x": "a\ud800b", "sealed": True},
         {"kind": "note", "text": "thé"},
     ]
-
-
-def test_object_without_entries_keeps_its_byte_order_mark() -> None:
-    pf = read("pad.json", BOM + '{"budget_tokens": 10}')
-    out = render(pf.layout, [make_entry("note", "n")])
-    assert out.startswith(BOM)
-    assert json.loads(out.removeprefix(BOM))["entries"] == [{"kind": "note", "text": "n"}]
 
 
 # --- JSON Lines -------------------------------------------------------------------------------
@@ -488,6 +486,159 @@ def test_load_reads_the_file(tmp_path: Path) -> None:
     assert formats.to_bytes(render(pf.layout, pf.pad.entries)) == data
 
 
+# --- which format a name says ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("pad.json", "json"),
+        ("pad.JSONL", "jsonl"),
+        ("notes.md", "md"),
+        ("rules/learned.mdc", "md"),
+        (".cursorrules", "md"),
+        ("project/.clinerules", "md"),
+        (".windsurfrules", "md"),
+        ("agent.AF", "af"),
+    ],
+)
+def test_a_name_says_its_format(name: str, fmt: str) -> None:
+    assert formats.format_of(name) == fmt
+    assert formats.format_for_name(name) == fmt
+
+
+@pytest.mark.parametrize("name", ["pad.txt", "Makefile", "notes.md.bak", "x.cursorrules~"])
+def test_a_name_that_says_no_format_is_one_line_that_offers_format(name: str) -> None:
+    with pytest.raises(formats.PadError) as caught:
+        formats.format_of(name)
+    line = caught.value.line()
+    assert line.startswith(f"{name}: unsupported format") and "\n" not in line
+    assert ".cursorrules" in line and "--format md|json|jsonl" in line
+
+
+def test_a_chosen_format_reads_any_name(tmp_path: Path) -> None:
+    path = tmp_path / "MEMORY"
+    path.write_text("## Notes\n- n1\n")
+    assert formats.format_of(str(path), "md") == "md"
+    assert [e.text for e in formats.load(str(path), "md").pad.entries] == ["n1"]
+    assert [e.text for e in formats.load_pad(str(path), "md").entries] == ["n1"]
+    odd = tmp_path / "pad.md"  # a chosen format wins over the name
+    odd.write_text('[{"kind": "note", "text": "j"}]')
+    assert [e.text for e in formats.load(str(odd), "json").pad.entries] == ["j"]
+    with pytest.raises(formats.PadError, match="unknown format 'af'"):
+        formats.format_of(str(path), "af")  # an agent file is known by its name only
+
+
+# --- memory exports and settings ---------------------------------------------------------------
+
+MEMORIES = """{
+  "memories": [
+    {"id": "mem-01", "memory": "Prefers answers in French", "score": 0.9},
+    {"id": 17, "content": "Runs Debian on the build box"},
+    "Plain string memory",
+    {"text": "Third shape", "created_at": "2026-03-01"},
+    {"value": "Fourth shape"},
+    {"data": "Fifth shape", "memory": 3}
+  ],
+  "budget_tokens": 9
+}
+"""
+
+
+def test_a_memory_export_reads_as_notes_with_its_ids() -> None:
+    pf = read("export.json", MEMORIES)
+    pad = pf.pad
+    assert [(e.kind, e.text, e.label) for e in pad.entries] == [
+        ("note", "Prefers answers in French", "mem-01"),
+        ("note", "Runs Debian on the build box", "#1"),  # an id that is not a string: none
+        ("note", "Plain string memory", "#2"),
+        ("note", "Third shape", "#3"),
+        ("note", "Fourth shape", "#4"),
+        ("note", "Fifth shape", "#5"),  # the first key holding a string
+    ]
+    assert pad.budget_tokens == 9
+    assert pad.entries[0].raw["score"] == 0.9
+    for e in pad.entries:  # each memory's exact text, for the journal
+        assert e.source is not None and e.source in MEMORIES
+    with pytest.raises(ValueError, match="memory export read-only"):
+        render(pf.layout, pad.entries)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '["remember the milk", "the cat is called Io"]',
+        '[{"memory": "remember the milk"}, {"content": "the cat is called Io"}]',
+    ],
+)
+def test_a_bare_array_of_memories_reads_as_notes(text: str) -> None:
+    pad = read("mem.json", text).pad
+    assert [(e.kind, e.text) for e in pad.entries] == [
+        ("note", "remember the milk"),
+        ("note", "the cat is called Io"),
+    ]
+
+
+def test_an_array_with_a_kind_is_a_pad_of_entries_not_memories() -> None:
+    pad = read("pad.json", '[{"kind": "plan", "text": "p", "memory": "m"}]').pad
+    assert [(e.kind, e.text) for e in pad.entries] == [("plan", "p")]
+    with pytest.raises(formats.PadError, match='missing "kind"'):
+        read("pad.json", '[{"memory": "m"}, {"kind": "plan", "text": "p"}]')
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"memories": [\n"a",\n42]}', "memory 1 (line 3): a memory must be a string"),
+        ('["a", {"memory": null}]', "memory 1 (line 1): a memory object needs its text"),
+        ('{"memories": "a"}', '"memories" must be an array, got a string'),
+        ('{"memories": [], "rule_headings": "Lessons"}', '"rule_headings" must be an array'),
+        ('{"entries": [], "rule_headings": ["a", 1]}', "item 1 is a number"),
+        ('{"entries": [], "rule_headings_replace": "yes"}', "must be true or false"),
+    ],
+)
+def test_bad_memory_exports_and_settings_are_one_line(text: str, problem: str) -> None:
+    with pytest.raises(formats.PadError) as caught:
+        read("mem.json", text)
+    line = caught.value.line()
+    assert line.startswith("mem.json: ") and problem in line and "\n" not in line
+
+
+def test_a_memory_export_is_never_written(tmp_path: Path) -> None:
+    from padtui.core import store
+
+    path = tmp_path / "export.json"
+    path.write_text(MEMORIES)
+    snap = store.read(str(path))
+    with pytest.raises(formats.PadError) as caught:
+        store.commit(snap, list(snap.pad.entries[1:]))
+    assert caught.value.line() == f"{path}: {formats.MEMORY_READ_ONLY}"
+    assert path.read_text() == MEMORIES
+    with pytest.raises(formats.PadError, match="read-only"):
+        formats.check_writable(str(path), "json", snap.file.layout)
+
+
+def test_rule_heading_settings_are_read_and_survive_every_way_of_reading(tmp_path: Path) -> None:
+    doc = {
+        "rule_headings": ["House rules", "Gotchas"],
+        "rule_headings_replace": True,
+        "entries": [{"kind": "note", "text": "a"}, {"kind": "note", "text": "b"}],
+    }
+    text = json.dumps(doc, indent=2)
+    full = read("pad.json", text)
+    assert full.pad.rule_headings == ("House rules", "Gotchas")
+    assert full.pad.rule_headings_replace is True
+    path = tmp_path / "pad.json"
+    path.write_text(text)
+    fast = formats.load_pad(str(path))
+    edited = text.replace('"text": "b"', '"text": "b2"')
+    after = parse("pad.json", edited.encode(), previous=full)  # read against the one before
+    for pad in (fast, after.pad):
+        assert (pad.rule_headings, pad.rule_headings_replace) == (("House rules", "Gotchas"), True)
+    plain = read("pad.json", '{"entries": []}').pad
+    assert (plain.rule_headings, plain.rule_headings_replace) == ((), False)
+
+
 def test_entries_read_fast_are_entries_field_for_field() -> None:
     """The reader builds entries without the dataclass's __init__: the same entry."""
     import dataclasses
@@ -566,6 +717,18 @@ def test_the_one_pass_reader_accepts_what_json_accepts(
     if isinstance(want, dict | list):  # read in one pass, not by the fallback to json.loads
         start = formats._skip(text, len(BOM) if text.startswith(BOM) else 0)
         assert formats._scan_json(text, start)[0] == want
+    if isinstance(want, dict) and "entries" not in want:
+        assert got is None  # an object without entries is bad input (SPEC section 1)
+        return
+    texts = memory_texts(want)
+    if texts is not None:  # a memory tool's export: read-only notes
+        if got is None:
+            assert not all(writable({"text": t}) for t in texts)
+            return
+        assert [(e.kind, e.text) for e in got.pad.entries] == [("note", t) for t in texts]
+        with pytest.raises(ValueError, match="read-only"):
+            render(got.layout, got.pad.entries)
+        return
     items = want.get("entries") if isinstance(want, dict) else want
     good = (
         isinstance(items, list)
@@ -593,6 +756,29 @@ def test_the_one_pass_reader_accepts_what_json_accepts(
         return
     assert [e.raw for e in got.pad.entries] == (items or [])
     assert render(got.layout, got.pad.entries) == text  # and it writes back byte for byte
+
+
+MEMORY_KEYS = ("memory", "content", "text", "value", "data")
+
+
+def memory_texts(doc: Any) -> list[str] | None:
+    """The texts of a bare array that reads as a memory tool's export (SPEC section 1): no
+    object with a "kind", and every item a string or an object with a string under one of
+    the memory keys (the first found); None for any other document."""
+    if not isinstance(doc, list) or not doc:
+        return None
+    if any(isinstance(x, dict) and "kind" in x for x in doc):
+        return None
+    texts = []
+    for x in doc:
+        if isinstance(x, str):
+            texts.append(x)
+            continue
+        found = [x[k] for k in MEMORY_KEYS if isinstance(x, dict) and isinstance(x.get(k), str)]
+        if not found:
+            return None
+        texts.append(found[0])
+    return texts
 
 
 edits = st.lists(

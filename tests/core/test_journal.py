@@ -49,7 +49,14 @@ LAYOUTS = {
         '"text":"a"} ]',
     ),
     "empty": ("json", "[]\n"),
-    "object without entries": ("json", '{"budget_tokens": 5}'),
+    "memory export": (
+        "json",
+        '{"memories": [{"id": "m1", "memory": "likes tea"}, "plain"], "budget_tokens": 5}',
+    ),
+    "rule headings": (
+        "json",
+        '{"rule_headings": ["House rules"], "rule_headings_replace": true, "entries": []}',
+    ),
     "pretty entries": (
         "json",
         json.dumps({"entries": [{"kind": "plan", "text": "é ünïcode ✓", "id": "p"}] * 2}, indent=4),

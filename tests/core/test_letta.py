@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -194,14 +195,70 @@ def test_labels_name_kinds() -> None:
     assert {label: letta.kind_for_label(label) for label in cases} == cases
 
 
-def test_two_blocks_with_one_label_are_told_apart(tmp_path: Path) -> None:
+def test_two_blocks_with_one_label_are_told_apart_by_description(tmp_path: Path) -> None:
     doc = agent_file()
-    doc["blocks"].append(block("persona", "The sleep-time agent's own persona.", 2000, False, 9))
+    doc["blocks"].append(
+        block(
+            "persona",
+            "The sleep-time agent's own persona.",
+            2000,
+            False,
+            9,
+            description="Who the sleep-time helper is and how it tidies memory.",
+        )
+    )
     pad = formats.load(str(write(tmp_path, doc))).pad
     assert [e.label for e in pad.entries if e.raw["label"] == "persona"] == [
-        "persona@block-0",
-        "persona@block-9",
+        "persona@the-persona-block",
+        "persona@who-the-sleep-time",
     ]
+    assert {e.context for e in pad.entries if e.raw["label"] == "persona"} == {("persona",)}
+    assert pad.find("human") is not None and pad.find("human").context == ("human",)
+
+
+def test_a_block_keeps_its_identity_across_re_exports(tmp_path: Path) -> None:
+    """Letta renumbers its block ids on every export, and a re-export may put the blocks in
+    another order: neither changes a block's identity."""
+    doc = agent_file()
+    doc["blocks"].append(block("persona", "The helper's persona.", 2000, False, 9))
+    first = formats.load(str(write(tmp_path, doc))).pad
+    again = json.loads(json.dumps(doc))
+    personas = [b for b in again["blocks"] if b["label"] == "persona"]
+    others = [b for b in again["blocks"] if b["label"] != "persona"]
+    # the other blocks move around them (the two persona blocks keep their own order)
+    again["blocks"] = [others[-1], personas[0], *others[:-1][::-1], personas[1]]
+    for k, b in enumerate(again["blocks"]):
+        b["id"] = f"block-{40 + k}"
+    path = tmp_path / "again.af"
+    path.write_text(json.dumps(again))
+    second = formats.load(str(path)).pad
+    by_id = {e.label: e.text for e in first.entries}
+    assert {e.label: e.text for e in second.entries} == by_id
+    # the two persona blocks share label and description: their order among the two tells
+    assert {k for k in by_id if k.startswith("persona")} == {
+        "persona@the-persona-block-1",
+        "persona@the-persona-block-2",
+    }
+
+
+def test_block_ids_from_labels_and_descriptions() -> None:
+    ids = letta.block_ids(
+        ["human", "notes", "notes", "notes", "notes", "tasks", "tasks"],
+        [
+            "",
+            "Open work items for today",
+            "Open work items for later",
+            "Scratch",
+            "Scratch",
+            "",
+            "",
+        ],
+    )
+    assert ids[0] == "human"
+    for found in ids[1:3]:  # two descriptions that begin alike: a hash tells them apart
+        assert re.fullmatch(r"notes@open-work-items-for-[0-9a-f]{6}", found)
+    assert ids[1] != ids[2]
+    assert ids[3:] == ["notes@scratch-1", "notes@scratch-2", "tasks@1", "tasks@2"]
 
 
 def test_limits_in_characters_beside_tokens(tmp_path: Path) -> None:

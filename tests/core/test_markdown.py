@@ -57,7 +57,7 @@ N2 = (
 )
 PAD = """---
 agent: ledger-sync-7
-budget_tokens: 150
+budget_tokens: 170
 ---
 # Ledger backfill
 
@@ -90,14 +90,16 @@ def test_front_matter_prose_nested_bullets_and_line_endings_survive_a_commit(
     path = tmp_path / "pad.md"
     path.write_bytes(text.encode("utf-8"))
     snap = store.read(str(path))
-    assert snap.pad.budget_tokens == 150
-    assert [e.label for e in snap.pad.entries] == ["c1", "p1", "p2", "n1", "n2", "#5", "#6"]
+    assert snap.pad.budget_tokens == 170
+    # the prose under the title is an entry too: counted in the budget, as the agent reads it
+    assert [e.label for e in snap.pad.entries] == ["#0", "c1", "p1", "p2", "n1", "n2", "#6", "#7"]
+    assert snap.pad.entries[0].kind == "preamble"
     assert (
-        snap.pad.entries[1].text
+        snap.pad.entries[2].text
         == "Page through the March export.\n- 500 rows a page\n- skip the header row"
     )
 
-    trial = plan(snap.pad, 120, policy="strict", now=NOW)  # a pass that drops the long notes
+    trial = plan(snap.pad, 140, policy="strict", now=NOW)  # a pass that drops the long notes
     assert trial.verdict == "compactable"
     assert [e.label for e in trial.dropped] == ["n1", "n2"]
     store.commit(snap, trial)
@@ -116,7 +118,7 @@ def test_front_matter_prose_nested_bullets_and_line_endings_survive_a_commit(
     assert out == want
 
     back = formats.parse(str(path), out.encode("utf-8")).pad
-    assert [e.label for e in back.entries] == ["c1", "p1", "p2", "#3", "#4", record.id]
+    assert [e.label for e in back.entries] == ["#0", "c1", "p1", "p2", "#4", "#5", record.id]
     assert back.entries[-1].kind == "loss_record" and back.entries[-1].sealed
     assert back.entries[-1].text == record.text and back.entries[-1].op == "compact"
     assert audit(snap.pad, back, counter_for(None)).verdict == "compaction"
@@ -126,7 +128,7 @@ def test_a_second_commit_appends_to_the_loss_records_section(tmp_path: Path) -> 
     path = tmp_path / "pad.md"
     path.write_text(PAD)
     snap = store.read(str(path))
-    after = store.commit(snap, plan(snap.pad, 120, policy="strict", now=NOW))
+    after = store.commit(snap, plan(snap.pad, 140, policy="strict", now=NOW))
     note = make_entry("note", ("The agent writes a long note again. " * 12).strip(), id="n9")
     after = store.commit(after, [*after.pad.entries, note])  # the agent's own save
     assert path.read_text().count("{#n9}") == 1
@@ -160,12 +162,27 @@ def test_headings_name_kinds_plural_and_case_forgiven() -> None:
     ]
 
 
-def test_text_outside_kind_sections_is_not_an_entry() -> None:
+def test_text_outside_kind_sections_is_preamble() -> None:
     text = (
         "# Title\n\nIntro prose.\n- a bullet in the intro\n\n## Notes\n- n1\n\n"
-        "# Appendix\n\n- not an entry either\n\n## Plan\n- p1\n"
+        "# Appendix\n\n- also preamble\n\n## Plan\n- p1\n"
     )
-    assert entries_of(text) == [("note", "n1", False, "#0"), ("plan", "p1", False, "#1")]
+    assert entries_of(text) == [
+        ("preamble", "Intro prose.", False, "#0"),
+        ("preamble", "a bullet in the intro", False, "#1"),
+        ("note", "n1", False, "#2"),
+        ("preamble", "also preamble", False, "#3"),
+        ("plan", "p1", False, "#4"),
+    ]
+
+
+def test_a_file_without_a_kind_heading_is_a_pad_of_preamble() -> None:
+    for text in ("# Title only\n\nprose\n", "just prose\n\n- and a bullet", "# Title\n"):
+        pf = read(text)
+        assert {e.kind for e in pf.pad.entries} <= {"preamble"}
+        assert formats.render(pf.layout, pf.pad.entries) == text
+    assert entries_of("# Title only\n\nprose\n") == [("preamble", "prose", False, "#0")]
+    assert entries_of("# Title\n") == []
 
 
 def test_bullets_paragraphs_and_what_belongs_to_them() -> None:
@@ -267,7 +284,6 @@ def test_every_entry_source_is_its_exact_text_in_the_file() -> None:
 @pytest.mark.parametrize(
     ("text", "problem", "where"),
     [
-        ("# Title only\n\nprose\n", "no `##` section", None),
         ("## Plan\n- a\n## (sealed)\n- b\n", "must name a kind", "line 3"),
         ("---\nbudget_tokens: lots\n---\n## Plan\n", "budget_tokens", "line 2"),
         ("---\nbudget_tokens: -3\n---\n## Plan\n", "whole number", "line 2"),
@@ -483,7 +499,17 @@ glue = st.sampled_from(["\n", "", "<!-- note to self -->\n", "### Sub\n", "\n---
 def section(draw: st.DrawFn) -> str:
     title = draw(
         st.sampled_from(
-            ["Constraints", "Negative facts", "Plan", "Notes", "Hypotheses", "Loss records"]
+            [
+                "Constraints",
+                "Negative facts",
+                "Plan",
+                "Notes",
+                "Hypotheses",
+                "Loss records",
+                "Lessons (updated 2026-04-02)",
+                "🚫 NEVER EVER",
+                "絶対禁止",
+            ]
         )
     )
     sealed = draw(st.sampled_from(["", " (sealed)", " [sealed]"]))
@@ -503,7 +529,8 @@ def md_pads(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         text += "---\nagent: a7\nbudget_tokens: 50\n---\n"
     if draw(st.booleans()):
-        text += "# Title\n\nSome prose, not an entry.\n\n"
+        text += "# Title\n\nSome prose before the sections (preamble).\n\n"
+        text += draw(st.sampled_from(["", "- a preamble bullet\n\n", "### Sub\n\nmore\n\n"]))
     for _ in range(draw(st.integers(1, 4))):
         text += draw(section())
     if draw(st.booleans()):
@@ -568,8 +595,8 @@ def test_sealing_an_entry_moves_only_it(text: str, data: st.DataObject) -> None:
     assert markdown.same_entries(back, entries)
     assert nonblank_lines(out) - nonblank_lines(text) <= Counter(
         {
-            f"## {markdown.HEADINGS.get(entries[i].kind, '')} (sealed)": 1,
-            f"## {markdown.HEADINGS.get(entries[i].kind, '')} [sealed]": 1,
+            markdown.heading_for(entries[i].kind, True, "(sealed)"): 1,
+            markdown.heading_for(entries[i].kind, True, "[sealed]"): 1,
         }
     )
 
@@ -658,7 +685,225 @@ def test_the_readme_example_reads_as_the_readme_says() -> None:
     pad = read(example[1]).pad
     assert pad.budget_tokens == 4000
     assert [(e.label, e.kind, e.sealed) for e in pad.entries] == [
+        ("#0", "preamble", False),
         ("c-billing", "constraint", True),
         ("p-1", "plan", False),
-        ("#2", "note", False),
+        ("#3", "note", False),
     ]
+
+
+# --- memory files as agents keep them: preamble, headings as context, stable kinds -----------
+
+MEMORY = """---
+description: What the assistant learned about this repository
+globs: src/**/*.ts
+alwaysApply: true
+---
+# Team memory
+
+Read this file before every task; it is kept by the assistant.
+
+## Gotchas (updated 2026-03-14)
+
+- The test database resets at midnight UTC.
+
+### 必ず守ること
+
+- 本番のデータベースに直接接続しない
+
+#### Only on Fridays
+
+- Deploys go out after the standup.
+
+### Tooling ###
+
+- Use `pnpm`, not `npm`.
+
+# Archive
+
+- An old note under a title of its own.
+
+## Status [sealed]
+
+Sprint 9 is done.
+"""
+
+
+def test_every_entry_knows_the_headings_it_sits_under() -> None:
+    pad = read(MEMORY, "team.mdc").pad
+    top = ("Team memory",)
+    gotchas = (*top, "Gotchas (updated 2026-03-14)")
+    assert [(e.kind, e.context, e.text) for e in pad.entries] == [
+        ("preamble", top, "Read this file before every task; it is kept by the assistant."),
+        ("gotchas", gotchas, "The test database resets at midnight UTC."),
+        ("gotchas", (*gotchas, "必ず守ること"), "本番のデータベースに直接接続しない"),
+        (
+            "gotchas",
+            (*gotchas, "必ず守ること", "Only on Fridays"),
+            "Deploys go out after the standup.",
+        ),
+        ("gotchas", (*gotchas, "Tooling"), "Use `pnpm`, not `npm`."),
+        ("preamble", ("Archive",), "An old note under a title of its own."),
+        ("status", ("Archive", "Status [sealed]"), "Sprint 9 is done."),
+    ]
+    assert pad.entries[-1].sealed
+    # the front matter is kept, byte for byte, and is no entry
+    assert formats.render(read(MEMORY, "team.mdc").layout, pad.entries) == MEMORY
+
+
+def test_a_heading_ends_the_headings_of_its_level_and_deeper() -> None:
+    text = (
+        "Before any heading.\n### Stray sub\n- under the stray sub\n## First\n### A\n#### A1\n"
+        "- a1\n## Second\n- second\n### B\n- b\n```\n# not a heading\n```\n"
+        "- item\n\n  ### inside the item, no heading\n- after\n"
+    )
+    assert [(e.context, e.text.split("\n")[0]) for e in read(text).pad.entries] == [
+        ((), "Before any heading."),
+        (("Stray sub",), "under the stray sub"),
+        (("First", "A", "A1"), "a1"),
+        (("Second",), "second"),
+        (("Second", "B"), "b"),
+        (("Second", "B"), "```"),
+        (("Second", "B"), "item"),
+        (("Second", "B"), "after"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("title", "kind", "sealed"),
+    [
+        ("Block Metrics (updated 2026-04-02)", "block_metrics", False),
+        ("Block Metrics (updated 2026-05-01)", "block_metrics", False),
+        ("Block Metrics (as of May)", "block_metrics", False),
+        ("Block Metrics — 2026-04-02", "block_metrics", False),
+        ("Block Metrics [2026-04-02]", "block_metrics", False),
+        ("Block Metrics 2026-04-02", "block_metrics", False),
+        ("🚫 Block Metrics ✅", "block_metrics", False),
+        ("**Block Metrics:** (updated 2026-04-02) 🔄", "block_metrics", False),
+        ("Block Metrics (sealed) (updated 2026-04-02)", "block_metrics", True),
+        ("Notes (updated 2026-04-02)", "note", False),
+        ("Negative facts — 2026-04-02 [sealed]", "negative_fact", True),
+        ("絶対禁止", "絶対禁止", False),
+        ("絶対禁止（NEVER）", "絶対禁止_never", False),
+        ("Planning & Workflow", "planning_workflow", False),
+        ("2026-04-02", "2026_04_02", False),  # a date alone is the title: kept
+        ("Python 3.12 quirks", "python_3_12_quirks", False),
+    ],
+)
+def test_a_heading_names_the_same_kind_whatever_its_date_and_decorations(
+    title: str, kind: str, sealed: bool
+) -> None:
+    (e,) = read(f"## {title}\n- x\n").pad.entries
+    assert (e.kind, e.sealed) == (kind, sealed)
+    assert e.context == (title,)  # the context keeps the title as written
+    if not sealed:  # a new section for the kind reads back as the kind
+        assert read(markdown.heading_for(kind, False) + "\n- y\n").pad.entries[0].kind == kind
+
+
+@pytest.mark.parametrize(
+    ("front", "headings", "replace"),
+    [
+        ("rule_headings: [House rules, Gotchas]", ("House rules", "Gotchas"), False),
+        (
+            "rule_headings: ['Don''t', \"a, b\", c]  # ours\nrule_headings_replace: true",
+            ("Don't", "a, b", "c"),
+            True,
+        ),
+        (
+            "rule_headings:\n  - House rules\n  - 'Never ever'\nother: 1",
+            ("House rules", "Never ever"),
+            False,
+        ),
+        ("rule_headings:\n- flush left\nrule_headings_replace: False", ("flush left",), False),
+        ("rule_headings: []\nrule_headings_replace: TRUE", (), True),
+        ("rule_headings: ~", (), False),
+    ],
+)
+def test_rule_headings_in_the_front_matter(
+    front: str, headings: tuple[str, ...], replace: bool
+) -> None:
+    pad = read(f"---\n{front}\n---\n## Notes\n- n\n").pad
+    assert (pad.rule_headings, pad.rule_headings_replace) == (headings, replace)
+
+
+@pytest.mark.parametrize(
+    ("front", "problem", "where"),
+    [
+        ("rule_headings: House rules", "must be a list of headings", "line 3"),
+        ("rule_headings: [a, [b]]", "each item is a heading's words", "line 3"),
+        ("rule_headings: [a, , b]", "each item is a heading's words", "line 3"),
+        ("rule_headings: [a, b", "`]` is missing", "line 3"),
+        ("rule_headings: ['a, b]", "a quote is never closed", "line 3"),
+        ("rule_headings:\n  - a\n  -", "each item is a heading's words", "line 5"),
+        ("rule_headings_replace: yes", "must be true or false", "line 3"),
+    ],
+)
+def test_bad_rule_headings_are_one_line_naming_the_line(
+    front: str, problem: str, where: str
+) -> None:
+    with pytest.raises(PadError) as caught:
+        read(f"---\nagent: a\n{front}\n---\n## Notes\n", "rules.mdc")
+    line = caught.value.line()
+    assert line.startswith("rules.mdc: ") and problem in line and "\n" not in line
+    assert caught.value.where == where
+
+
+def test_preamble_entries_are_dropped_and_kept_like_any_other(tmp_path: Path) -> None:
+    path = tmp_path / ".cursorrules"
+    path.write_text(MEMORY)
+    snap = store.read(str(path))
+    assert snap.format == "md"
+    gone = {"#0", "#5"}  # the two preamble entries, as a seed commit could drop them
+    kept = [e for e in snap.pad.entries if e.label not in gone]
+    after = store.commit(snap, kept)
+    want = MEMORY.replace(
+        "Read this file before every task; it is kept by the assistant.\n\n", ""
+    ).replace("- An old note under a title of its own.\n\n", "")
+    assert path.read_text() == want
+    assert [e.text for e in after.pad.entries] == [e.text for e in kept]
+    assert after.pad.entries[0].context == ("Team memory", "Gotchas (updated 2026-03-14)")
+
+
+def test_a_drop_that_would_make_front_matter_of_the_text_is_refused(tmp_path: Path) -> None:
+    # without the first paragraph, the lines after it would open the file as front matter
+    text = "Intro line.\n---\nbudget_tokens: 9\n---\n## Notes\n- n\n"
+    pf = read(text)
+    assert [e.text for e in pf.pad.entries] == ["Intro line.", "budget_tokens: 9", "n"]
+    with pytest.raises(ValueError, match="cannot write"):
+        formats.render(pf.layout, pf.pad.entries[1:])
+    path = tmp_path / "pad.md"
+    path.write_text(text)
+    snap = store.read(str(path))
+    with pytest.raises(store.CommitError, match="nothing written"):
+        store.commit(snap, list(snap.pad.entries[1:]))
+    assert path.read_text() == text
+
+
+def test_a_loss_record_never_goes_above_the_front_matter() -> None:
+    text = "---\nbudget_tokens: 40\n---\nIntro.\n\n# Title\n\nMore intro.\n"
+    pf = read(text)
+    sealed = pf.pad.entries[1].sealed_copy()  # (a preamble entry, sealed through the API)
+    out = formats.render(pf.layout, [pf.pad.entries[0], sealed])
+    assert out.startswith("---\nbudget_tokens: 40\n---\nIntro.\n")
+    back = read(out).pad
+    assert back.budget_tokens == 40
+    assert [(e.text, e.sealed) for e in back.entries] == [("Intro.", False), ("More intro.", True)]
+
+
+def test_the_journal_gives_back_every_entry_with_its_context(tmp_path: Path) -> None:
+    path = tmp_path / "team.mdc"
+    journal = Journal(str(tmp_path / "j.jsonl"), str(path))
+    pf = formats.parse(str(path), MEMORY.encode("utf-8"))
+    journal.append(pf.data, "md", "seen", pf)
+    again = journal.pad_file(1).pad
+    assert [e.context for e in again.entries] == [e.context for e in pf.pad.entries]
+    assert again.entries[2].context[-1] == "必ず守ること"
+
+
+def test_a_new_version_seen_live_keeps_each_entry_s_own_context() -> None:
+    from padtui.core.inspection import shared
+
+    old = read("## Notes\n### Week 1\n- the same words\n")
+    new = read("## Notes\n### Week 2\n- the same words\n")  # the entry moved under another
+    (entry,) = shared(old, new).pad.entries
+    assert entry.context == ("Notes", "Week 2")

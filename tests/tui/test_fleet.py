@@ -17,7 +17,8 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from padtui.cli import main
-from padtui.tui.fleet import COLUMNS, FleetApp, FleetScreen, FleetTable
+from padtui.core import formats
+from padtui.tui.fleet import COLUMNS, FleetApp, FleetScreen, FleetTable, is_pad_name
 from tests.tui.conftest import (
     SAMPLES,
     SIZE,
@@ -311,3 +312,12 @@ def test_padtui_dir_opens_the_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert len(ran) == 1 and ran[0].folder == str(folder)
     assert ran[0].inspection.budget_override == 500 and not ran[0].use_journal
     assert main([str(folder), "--journal", str(tmp_path / "j.jsonl")]) == 2  # one per pad
+
+
+def test_the_fleet_shows_every_name_padtui_reads_and_no_hidden_save() -> None:
+    for ending, _fmt in formats.PAD_NAMES:  # the one table of names: the fleet agrees
+        assert is_pad_name("agent" + ending) and is_pad_name("AGENT" + ending.upper())
+    for name in (".cursorrules", ".clinerules", ".windsurfrules"):  # memory files, not saves
+        assert is_pad_name(name)
+    for name in (".pad.json", ".notes.md", "pad.json.tmp", "notes.txt", ".pad.json.padtui-x.tmp"):
+        assert not is_pad_name(name)

@@ -1,0 +1,198 @@
+"""Rules wherever they live: the rule finder, by place and by wording, and a rule's force."""
+
+from __future__ import annotations
+
+import pytest
+
+from padtui.core.model import Entry, Pad, make_entry
+from padtui.core.rules import (
+    MEDIUM,
+    STRONG,
+    WEAK,
+    RuleMap,
+    entry_claims,
+    entry_rules,
+    find_rules,
+    negative,
+    numbers,
+    strength,
+    wording_kind,
+)
+
+
+def entry(kind: str, text: str, *context: str) -> Entry:
+    return Entry(kind, text, context=tuple(context))
+
+
+# --- by place ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "User Preferences",
+        "Lessons",
+        "NEVER EVER DO",
+        "🚫 DON'T",
+        "Do not",
+        "General Guidelines",
+        "communication_guidelines",
+        "customInstructions",
+        "procedures",
+        "Guardrails (updated 2026-04-02)",
+        "Policies — 2025-11-03",
+        "絶対禁止（NEVER）",
+        "必須事項",
+        "注意事项",
+        "Wichtige Regeln",
+        "Règles du projet",
+        "Reglas",
+    ],
+)
+def test_a_heading_that_names_rules_makes_its_claims_rules(heading: str) -> None:
+    e = entry("notes", "Run the linter on the whole tree.", heading)
+    (rule,) = entry_rules(e)
+    assert rule.place is not None
+    # no rule wording of its own: a rule by its place (a heading's wording is lent to it)
+    assert rule.kind == (wording_kind(heading) or "instruction")
+
+
+@pytest.mark.parametrize("heading", ["Notes", "Current Status", "Core Principles", "Context"])
+def test_other_headings_hold_no_rules_by_place(heading: str) -> None:
+    assert entry_rules(entry("notes", "The ledger lives in the ops account.", heading)) == []
+
+
+def test_the_outer_heading_of_a_section_counts_too() -> None:
+    # "# Lessons" / "## Cursor learned": the lessons heading is one level up
+    e = entry("cursor_learned", "Use the v2 search endpoint.", "Lessons", "Cursor learned")
+    assert [r.place for r in entry_rules(e)] == ["lesson"]
+
+
+def test_constraint_and_negative_fact_kinds_are_rules_by_place() -> None:
+    for kind in ("constraint", "negative_fact"):
+        assert entry_rules(make_entry(kind, "The staging bucket is shared."))
+
+
+def test_the_rule_map_is_extended_and_replaced() -> None:
+    e = entry("notes", "Deploys happen on Tuesdays.", "Known quirks")
+    assert entry_rules(e) == []
+    assert entry_rules(e, RuleMap.default().extended(["quirks"]))
+    only = RuleMap.default().extended(["house style"], replace=True)
+    assert entry_rules(entry("notes", "Tabs, not spaces.", "House Style"), only)
+    assert entry_rules(entry("notes", "Tabs over spaces.", "Lessons"), only) == []
+
+
+def test_a_pad_extends_the_map_with_its_own_words() -> None:
+    e = entry("notes", "Deploys happen on Tuesdays.", "Known quirks")
+    pad = Pad.of([e], rule_headings=["quirk"])
+    assert find_rules(pad)
+    assert find_rules(Pad.of([e])) == []
+
+
+def test_a_question_is_no_rule_even_under_a_rule_heading() -> None:
+    e = entry("decisions", "Open question: should reefers be shown? Waiting on Ana.", "Decisions")
+    assert entry_rules(e) == []
+
+
+# --- by wording -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Never force-push to main.", "prohibition"),
+        ("Don't run migrations by hand.", "prohibition"),
+        ("Avoid the staging database during the freeze.", "prohibition"),
+        ("No emojis in commit messages.", "prohibition"),
+        ("ALWAYS verify .env is in .gitignore.", "obligation"),
+        ("You must sign every release tag.", "obligation"),
+        ("IMPORTANT: the deploy key is read-only.", "obligation"),
+        ("Retry a write at most 3 times.", "restriction"),
+        ("The v1 bulk endpoint was tried and failed.", "negative_fact"),
+        ("The bulk endpoint does not work on ARM runners.", "negative_fact"),
+        ("Niemals direkt auf main pushen.", "prohibition"),
+        ("Ne jamais committer les secrets.", "prohibition"),
+        ("Nunca borres datos sin confirmación.", "prohibition"),
+        ("パスワードをハードコーディングしない", "prohibition"),
+        ("変更前に既存テストが通ることを確認しなければならない", "obligation"),
+        ("不要在生产环境直接修改数据", "prohibition"),
+        ("必须先运行测试", "obligation"),
+        ("The ledger lives in the ops account.", None),
+        ("If the build fails, roll back.", None),
+    ],
+)
+def test_wording_makes_a_rule(text: str, kind: str | None) -> None:
+    assert wording_kind(text) == kind
+
+
+def test_rules_by_wording_live_in_any_entry() -> None:
+    e = make_entry("note", "Fetched the batch. Do not retry writes after a 5xx.")
+    (rule,) = entry_rules(e)
+    assert rule.kind == "prohibition"
+    assert rule.text == "Do not retry writes after a 5xx."
+
+
+def test_a_heading_inside_a_section_lends_its_wording() -> None:
+    e = entry("general_guidelines", "Add obvious comments", "General Guidelines", "DO NOT")
+    (rule,) = entry_rules(e)
+    assert (rule.kind, rule.lent) == ("prohibition", "DO NOT")
+
+
+def test_a_heading_inside_a_block_lends_its_place_and_wording() -> None:
+    text = "## Never\n- Invent sources\n\n## Tone\n- Keep it light"
+    rules = entry_rules(entry("note", text, "source_management"))
+    assert [r.text for r in rules] == ["- Invent sources"]
+    assert (rules[0].heading, rules[0].kind, rules[0].lent) == ("Never", "prohibition", "Never")
+
+
+def test_headings_inside_a_block_are_not_claims() -> None:
+    claims = entry_claims("## Core Principles\n- Cite sources.\n**Boundaries:**\n- Be kind.")
+    assert [c.body for c in claims] == ["Cite sources.", "Be kind."]
+    assert claims[1].headings == ("Core Principles", "Boundaries")
+
+
+def test_an_abbreviation_does_not_end_a_claim() -> None:
+    claims = entry_claims("Never retry writes, e.g. inserts and updates.")
+    assert len(claims) == 1
+
+
+def test_japanese_sentences_are_claims_of_their_own() -> None:
+    claims = entry_claims("日時は UTC で保存する。フロントで変換しない。")
+    assert len(claims) == 2
+
+
+# --- force --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "level"),
+    [
+        ("Never deploy on Fridays.", STRONG),
+        ("Always use the venv.", STRONG),
+        ("Use the venv.", STRONG),  # a bare instruction is an instruction
+        ("You should use the venv.", MEDIUM),
+        ("Prefer the venv.", MEDIUM),
+        ("You can use the venv.", WEAK),
+        ("You may want to use the venv.", WEAK),
+        ("Test before deploying where possible.", WEAK),
+        ("Be careful with force-pushes.", WEAK),
+        ("できればテストを書く", WEAK),
+    ],
+)
+def test_strength(text: str, level: int) -> None:
+    assert strength(text) == level
+
+
+def test_negation_in_a_trigger_does_not_make_a_rule_negative() -> None:
+    assert not negative("If it isn't in the guide, ask the author.")
+    assert negative("Refer back to it without reciting it.")
+    assert not negative("Use X, not Y.")  # a contrast, not a prohibition
+
+
+def test_numbers_are_read_whole_with_their_context() -> None:
+    got = dict(numbers("built for Python 3.12; libpython3.12.so; wait 10s; 4,000 rows"))
+    assert "python" in got["3.12"]
+    assert "libpython3.12.so" in got
+    assert "second" in got["10"]  # 10s is ten seconds
+    assert "4000" in got
+    assert dict(numbers("never pin below 0.5.1.h"))["0.5.1.h"] == {"below"}
