@@ -225,14 +225,14 @@ def _what(e: Entry) -> str:
 
 
 def _rule_what(e: Entry, kinds: Sequence[str], rules: dict[str, Rule]) -> str:
-    """``constraint c-retry``, or for a rule found by place or wording elsewhere, what kind
-    of rule and where: ``prohibition in note #3 under 'Boundaries'``."""
+    """``constraint c-retry``, or for a rule found by place or wording elsewhere, its entry,
+    the kind of rule and where: ``#3 (prohibition, under 'Boundaries')``."""
     if e.kind in CAUTION_KINDS or not kinds:
         return _what(e)
     kind = kinds[0] if len(set(kinds)) == 1 else "rules"
     heading = next((r.heading for r in rules.values() if r.heading), None)
-    where = f" under {_cut(heading, 30)!r}" if heading and heading != e.kind else ""
-    return f"{kind.replace('_', ' ')} in {_what(e)}{where}"
+    where = f", under {_cut(heading, 30)!r}" if heading else ""
+    return f"{e.label} ({kind.replace('_', ' ')}{where})"
 
 
 def _cut(text: str, width: int) -> str:
@@ -496,12 +496,13 @@ class _Ctx:
             reasons = _union(
                 (f"{r} in {_cut(c.body, 40)!r}" if many else r) for c, _, why in weak for r in why
             )
-            into = ", ".join(_what(e) for e in at if e is not n) or (_what(n) if n else "")
+            into = ", ".join(e.label for e in at if e.label != o.label)
+            now = f" (now in {into})" if into else ""
             out.append(
                 Finding(
                     "CONSTRAINT_WEAKENED",
                     _labels(o, at),
-                    _short(f"{what} was rewritten in {into} and lost {reasons}"),
+                    _short(f"{what} lost {reasons}{now}"),
                     _part(o.text, [c.text for c, _, _ in weak]),
                     _part("\n".join(e.text for e in at), [f.text for _, f, _ in weak]),
                 )

@@ -299,19 +299,70 @@ _MAYBE_NAME = re.compile(r"[`\"\u201c/._:]|\w[A-Z]|\b[A-Z]")
 
 
 _CLAUSE = re.compile(
-    r"[\u3001\uff0c\uff1b\uff1a]|[,:;\u2014\u2013]\s+|\s+-\s+|\s+(?:and|but|so|because|which|since|as)\s+",
+    r"\s*[()\uff08\uff09]\s*|[\u3001\uff0c\uff1b\uff1a]|[,:;\u2014\u2013]\s+|\s+-\s+|\s+(?:and|but|so|because|which|since|as)\s+",
     re.IGNORECASE,
 )
 
 
-def _clauses(window: Sequence[NewClaim]) -> list[tuple[str, frozenset[str]]]:
+def _clauses(window: Sequence[NewClaim]) -> list[tuple[str, frozenset[str], str | None]]:
+    """The clauses of some claims (an aside in parentheses is a clause of its own), each
+    with the heading that lends it force."""
     out = []
     for n in window:
         for piece in _CLAUSE.split(n.body):
             if piece.strip():
-                text = piece if not n.lent else f"{n.lent}: {piece}"
-                out.append((text, stems(piece)))
+                out.append((piece, stems(piece), n.lent))
     return out
+
+
+def _turned(
+    old: OldClaim,
+    clauses: Sequence[tuple[str, frozenset[str], str | None]],
+    related: Sequence[int],
+) -> str | None:
+    """A rule said in two clauses whose negation moved from one to the other ("this is
+    expected, do not roll back for it" -> "this is not expected, roll back when it happens"):
+    each old clause against the new clause that says most of its words."""
+    parts = [(t, stems(t)) for t in _CLAUSE.split(R.CONTRAST.sub(" ", old.body)) if t.strip()]
+    parts = [(t, w) for t, w in parts if w]
+    if len(parts) < 2 or not related:
+        return None
+    lost = gained = None
+    for text, words in parts:
+        best = max(related, key=lambda i: (len(words & clauses[i][1]), -i))
+        if not words & clauses[best][1]:
+            continue
+        now = R.negates(clauses[best][0])
+        if R.negates(text) and not now:
+            lost = text
+        elif not R.negates(text) and now:
+            gained = clauses[best][0]
+    if lost and gained:
+        return f"its prohibition in {_cut(lost)!r} (now on {_cut(gained)!r})"
+    return None
+
+
+def _cut(text: str, width: int = 40) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "\u2026"
+
+
+def _flips(clause: tuple[str, frozenset[str], str | None]) -> bool:
+    text, _words, lent = clause
+    if R.negates(text):
+        return True
+    return lent is not None and R.wording_kind(text) is None and R.negates(lent)
+
+
+def _negative(text: str, lent: str | None) -> bool:
+    """Negative by its own words, or (having none) by the heading it sits under."""
+    if R.negative(text):
+        return True
+    return lent is not None and R.wording_kind(text) is None and R.negative(lent)
+
+
+def _clause_count(claim: NewClaim) -> int:
+    return len([p for p in _CLAUSE.split(claim.body) if p.strip()])
 
 
 def _first_clause(window: Sequence[NewClaim], new: NewClaim) -> int:
@@ -344,19 +395,22 @@ def weakened(
     # what speaks for the rule: the clauses of the claim it was found in that share a word
     # with it, and the clause after each (the claim before is another rule's)
     first = _first_clause(window, new)
-    related = [i for i, (_, words) in enumerate(clauses) if words & want and i >= first]
+    related = [i for i, (_, words, _l) in enumerate(clauses) if words & want and i >= first]
     near = sorted({j for i in related for j in (i, i + 1) if j < len(clauses)})
     was_neg = R.negative(old_text)
-    mine = [clauses[i][0] for i in near] or [t for t, _ in clauses]
+    mine = [clauses[i] for i in near] or clauses
     escape = [c for i in related for c in R.conditions(clauses[i][0]) if R.escape(c)]
     if escape and not any(R.escape(c) for c in R.conditions(old.body)):
         lost.append(f"its absoluteness (now {escape[0]!r})")  # "unless there is a good reason"
     elif not R.exempt(old.body):
-        if was_neg and not any(R.negative(t) for t in mine):
+        turned = _turned(old, clauses, related)
+        if turned:
+            lost.append(turned)
+        elif was_neg and not any(_negative(t, lent) for t, _w, lent in mine):
             said = R.markers(old_text)
             what = "its negation" if _fact(old_text) else "its prohibition"
             lost.append(what + (f" ({', '.join(map(repr, said[:3]))})" if said else ""))
-        elif not was_neg and related and all(R.negates(clauses[i][0]) for i in related):
+        elif not was_neg and related and all(_flips(clauses[i]) for i in related):
             said = R.markers(" ".join(clauses[i][0] for i in related))
             lost.append("its polarity (now " + ", ".join(map(repr, said[:3])) + ")")
     confined = R.exclusive(old.body)
@@ -365,9 +419,31 @@ def weakened(
     before = R.strength(old.body, old.lent)
     if R.hedged(new.body):
         after = R.WEAK
+    elif related:
+        # the modal of the clause that says most of the rule's words; a clause that says
+        # none lets a "can" or "may" beside it ("the library can be a good place") speak
+        own = stems(old.body) or want
+        best = max(
+            related,
+            key=lambda i: (
+                _negative(clauses[i][0], clauses[i][2]) == was_neg,  # "must not be retried"
+                len(own & clauses[i][1]),
+                len(want & clauses[i][1]),
+                -i,
+            ),
+        )
+        stated = R.stated(clauses[best][0])
+        last = first + _clause_count(new)  # (the claim's own clauses, not its neighbours')
+        mine_only = [i for i in related if i < last] or [best]
+        span = " ".join(clauses[i][0] for i in range(mine_only[0], mine_only[-1] + 1))
+        if stated is not None:
+            after = stated
+        elif R.weak_modal(span):
+            after = R.WEAK
+        else:
+            after = R.strength(clauses[best][0], clauses[best][2])
     else:
-        same = [i for i in related if R.negative(clauses[i][0]) == was_neg] or related
-        after = max((R.strength(clauses[i][0], new.lent) for i in same), default=R.STRONG)
+        after = R.strength(new.body, new.lent)
     if after < before:
         lost.append(f"its force ({_STRENGTH[before]} -> {_STRENGTH[after]})")
     flat = " ".join(n.body for n in window)
@@ -428,11 +504,18 @@ def _numbers_lost(old: str, new: str) -> list[str]:
 
 
 def keeps_name(name: str, flat: str) -> bool:
+    """Does the text still name this? A word in any of its plural forms; a path or glob
+    whole, or every part of it (``assets/maps/*.tmx``: "`.tmx` files in `assets/maps/`")."""
     low = normalize(flat)
     if re.fullmatch(r"\w+", name):
         forms = {name, name + "s", name + "es", name.rstrip("s")}
         return any(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", low) for f in forms)
-    return name in low
+    if name in low:
+        return True
+    parts = re.findall(r"\w{2,}", name)
+    return len(parts) >= 2 and all(
+        re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", low) for p in parts
+    )
 
 
 def old_claims(e: Entry, rules: Sequence[R.Rule]) -> list[OldClaim]:

@@ -74,6 +74,9 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "约束",
     "必须",
     "注意事项",
+    "教训",
+    "教訓",
+    "经验",
     "regel",
     "richtlinie",
     "vorgabe",
@@ -217,6 +220,7 @@ _PROHIBIT_STRONG = re.compile(
         rf"can{_APOS}t",
         r"not\s+(?:be\s+)?(?:allowed|permitted|acceptable|ok)",
         r"is\s+not\s+to",
+        rf"(?:does|do|did)(?:\s+not|n{_APOS}t)\s+(?:want|like|allow|need)",
         "forbidden",
         "prohibited",
         r"under\s+no\s+circumstances",
@@ -394,6 +398,7 @@ _HEDGE = re.compile(
         r"use\s+(?:your\s+)?(?:best\s+)?judge?ments?",
         r"at\s+your\s+discretion",
         r"to\s+a\s+minimum",
+        r"if\s+it\s+can\s+be\s+helped",
         r"as\s+little\s+as",
         r"(?:generally|usually|typically|normally)",
         r"it{_APOS}?s\s+(?:fine|ok|okay)\s+to".replace("{_APOS}", _APOS),
@@ -410,7 +415,7 @@ _HEDGE = re.compile(
     _I,
 )
 _HEDGE_CJK = re.compile(
-    r"できれば|なるべく|可能なら|可能であれば|検討|場合によって|尽量|可以考虑|建议|或许|酌情"
+    r"できれば|できるだけ|なるべく|極力|可能なら|可能であれば|検討|場合によって|尽量|尽可能|可以考虑|建议|或许|酌情"
 )
 _WEAK_MODAL = re.compile(
     _words(
@@ -483,7 +488,7 @@ _NEGATIVE_FACT = re.compile(
 _NEGATIVE_FACT_CJK = re.compile(
     r"動かない|動作しない|失敗|使えない|非推奨|壊れ|不工作|失败|无法|不可用|已弃用"
 )
-_CONTRAST = re.compile(
+CONTRAST = re.compile(
     r",\s*(?:and\s+)?not\s+|\(\s*not\s+|\bnot\s+just\b|\bnot\s+only\b|\brather\s+than\b"
     r"|\binstead\s+of\b",
     _I,
@@ -632,7 +637,7 @@ _LIMIT = re.compile(
 def _plain(text: str) -> str:
     """The text with contrasts ("X, not Y"), limits ("no more than 3": at most 3) and
     Japanese double negatives set aside."""
-    return _JA_OBLIGE.sub("必須", _LIMIT.sub(" at most ", _CONTRAST.sub(" ", text)))
+    return _JA_OBLIGE.sub("必須", _LIMIT.sub(" at most ", CONTRAST.sub(" ", text)))
 
 
 def markers(text: str) -> list[str]:
@@ -863,7 +868,7 @@ _EXCLUSIVE = re.compile(
 
 def exclusive(text: str) -> str | None:
     """The word that confines a rule ("only", "at most"), if it has one."""
-    m = _EXCLUSIVE.search(_CONTRAST.sub(" ", text))
+    m = _EXCLUSIVE.search(CONTRAST.sub(" ", text))
     return " ".join(m.group().lower().split()) if m else None
 
 
@@ -875,6 +880,19 @@ def hedged(text: str) -> bool:
 
 def strength(text: str, lent: str | None = None) -> int:
     """The modal strength a claim says its rule with (a hedge anywhere weakens it)."""
+    said = stated(text)
+    if said is None:
+        return strength(lent) if lent else STRONG  # a bare instruction is an instruction
+    return said
+
+
+def weak_modal(text: str) -> bool:
+    """Does the text say something with "can", "may", "might" or "could"?"""
+    return bool(_WEAK_MODAL.search(_plain(text)) or _WEAK_CJK.search(text))
+
+
+def stated(text: str) -> int | None:
+    """The modal strength the text's own words say (None: it says none)."""
     plain = _plain(text)
     if _HEDGE.search(plain) or _HEDGE_CJK.search(plain) or _WEAK_CJK.search(plain):
         return WEAK
@@ -885,6 +903,7 @@ def strength(text: str, lent: str | None = None) -> int:
         (_PROHIBIT_MEDIUM, MEDIUM),
         (_OBLIGE_MEDIUM, MEDIUM),
         (_WEAK_MODAL, WEAK),
+        (_NO_START, STRONG),  # "no Redux": a prohibition as strong as "do not add Redux"
         (_PROHIBIT_CJK, STRONG),
         (_OBLIGE_CJK, STRONG),
         (_PROHIBIT_CJK_MEDIUM, MEDIUM),
@@ -894,7 +913,7 @@ def strength(text: str, lent: str | None = None) -> int:
         if m:
             marks.append((m.start(), level))
     if not marks:
-        return strength(lent) if lent else STRONG  # a bare instruction is an instruction
+        return None
     return min(marks)[1]  # the first modal says how the main clause is meant
 
 
@@ -914,13 +933,13 @@ def negative(text: str) -> bool:
     )
 
 
-_PAREN = re.compile(r"\([^()]*\)")
+PAREN = re.compile(r"\([^()]*\)")
 
 
 def negates(text: str) -> bool:
     """Does the claim negate its own verb ("do not", "never", "fails")? A noun negated
     ("no raw dicts") or an aside in parentheses does not turn a rule around."""
-    plain = _CONDITION.sub(" ", _plain(_PAREN.sub(" ", text)))
+    plain = _CONDITION.sub(" ", _plain(PAREN.sub(" ", text)))
     return bool(
         _PROHIBIT_STRONG.search(plain)
         or _PROHIBIT_MEDIUM.search(plain)
