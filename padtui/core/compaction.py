@@ -10,6 +10,7 @@ from __future__ import annotations
 import shlex
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
@@ -56,8 +57,9 @@ class Plan:
     costs: Mapping[int, int] = field(repr=False)  # entry index -> tokens
     claims_before: int  # claims of the pad as it is
     record_tokens: int = 0
-    # how the loss record's text names what it drops: "each" entry (kind, tokens, a quote),
-    # "ranges" of labels per kind, or "counts" per kind (None: no record)
+    # how the loss record's text names what it drops (RECORD_FORMS): "each" entry (kind,
+    # tokens, a quote), "names" or "ranges" of labels per kind, "counts" per kind (None: no
+    # record)
     record_form: str | None = None
     # a refusal on the budget (SEALED_OVER_BUDGET, RECORD_WOULD_NOT_FIT): a budget at which a
     # strict pass of this pad goes through
@@ -497,7 +499,8 @@ def _budget_advice(ctx: _Ctx, fits_at: int | None) -> str:
 # declared: the ranges and counts are for formats that keep the field (JSON, JSONL).
 EACH = "each"  # every entry: its label, kind, tokens, and a quote when it has no id
 NAMES = "names"  # per kind: how many, then each one's id or a short quote of it
-RANGES = "ranges"  # per kind: how many, their ids and ranges of #N labels
+RANGES = "ranges"  # per kind: how many, their ids and ranges of #N labels (across the kinds,
+# once, when the kinds take turns)
 COUNTS = "counts"  # per kind: how many
 RECORD_FORMS = (EACH, NAMES, RANGES, COUNTS)
 TEXT_FORMS = (EACH, NAMES)  # the forms whose text alone declares every entry
@@ -532,12 +535,27 @@ class _Strict:
 
     def __init__(self, ctx: _Ctx, now: datetime) -> None:
         self.ctx, self.now = ctx, now
+        self.sealed_cost = ctx.sealed_cost
         self.first_fit = _FirstFit(ctx.pad.rewritable, ctx.costs)
         self.protected = {e.index for e in ctx.pad.rewritable if e.protected}
         self.names: dict[int, str] = {}  # each dropped entry's part of an "each" record
+        self.quotes: dict[int, str] = {}  # and its name in a "names" record
+
+    def at(self, ctx: _Ctx) -> _Strict:
+        """The same passes for another budget (``ctx``), sharing what does not depend on it."""
+        other = copy(self)
+        other.ctx = ctx
+        return other
+
+    def goes_through(self) -> bool:
+        """Is some pass not refused? (The policy takes one then: the same question as
+        ``outcome().refused``, answered by the smallest records first.)"""
+        if self.sealed_cost > self.ctx.budget:
+            return False
+        return any(not self.settle(f).refused for f in reversed(self.ctx.forms))
 
     def room(self, reserve: int) -> int:
-        return self.ctx.budget - self.ctx.sealed_cost - reserve
+        return self.ctx.budget - self.sealed_cost - reserve
 
     def parts(self, form: str, dropped: Sequence[Entry]) -> tuple[str, ...]:
         costs = self.ctx.costs
@@ -546,7 +564,13 @@ class _Strict:
                 if e.index not in self.names:
                     self.names[e.index] = _record_name(e, costs[e.index])
             return tuple(self.names[e.index] for e in dropped)
-        return _group_parts(dropped, costs, form)
+        return _group_parts(dropped, costs, form, self.name)
+
+    def name(self, e: Entry) -> str:
+        got = self.quotes.get(e.index)
+        if got is None:
+            got = self.quotes[e.index] = _name(e)
+        return got
 
     def settle(self, form: str) -> _Outcome:
         """Passes with this form of record, each leaving room for the last one's record,
@@ -563,7 +587,7 @@ class _Strict:
             head = _record_head(dropped, ctx.costs, ctx.budget, self.now)
             parts = self.parts(form, dropped)
             cost = record_cost(ctx.counter, head, parts)
-            if ctx.sealed_cost + cost > ctx.budget:
+            if self.sealed_cost + cost > ctx.budget:
                 return _Outcome(form, p, RECORD_WOULD_NOT_FIT, head, parts, cost)
             if cost <= reserve:
                 lost = sum(ctx.costs[i] for i in p.dropped)
@@ -595,7 +619,7 @@ class _Strict:
         for form in forms[: forms.index(got.form)]:
             parts = self.parts(form, dropped)
             cost = record_cost(self.ctx.counter, got.head, parts)
-            if self.ctx.sealed_cost + cost > self.ctx.budget:
+            if self.sealed_cost + cost > self.ctx.budget:
                 continue
             if self.first_fit(self.room(cost)).dropped == got.p.dropped:
                 return replace(got, form=form, parts=parts, cost=cost)
@@ -666,18 +690,21 @@ def _fits_at(ctx: _Ctx, now: datetime | None = None) -> int | None:
     """A budget at which a pass of the policy goes through, for a pad it refuses at
     ``ctx.budget``: found by bisecting between that budget and the pad's whole cost, where
     nothing is dropped (what is returned was tried, or is that whole cost)."""
-    when = now or datetime.now(UTC)
     lo, hi = ctx.budget, ctx.total
     if hi <= lo:
         return None  # (a pad refused although it is within budget: nothing to advise)
+    strict = _Strict(ctx, now or datetime.now(UTC))  # (its first fit serves every budget)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         at = replace(ctx, budget=mid)
-        trial = _seed(at, False) if ctx.policy == "seed" else _strict(at, when, False)
-        if trial.refused:
-            lo = mid
+        if ctx.policy == "seed":
+            through = not _seed(at, False).refused
         else:
+            through = strict.at(at).goes_through()
+        if through:
             hi = mid
+        else:
+            lo = mid
     return hi
 
 
@@ -734,7 +761,7 @@ def _id_word(eid: str) -> str:
     return f'"{eid}"' if eid.isdigit() or len(eid) < 2 else eid
 
 
-def _labels(group: Sequence[Entry]) -> str:
+def _labels(group: Sequence[Entry]) -> list[str]:
     """The group's ids, and its ``#N`` labels with runs of neighbours as one range."""
     out: list[str] = []
     run: list[int] = []
@@ -754,7 +781,7 @@ def _labels(group: Sequence[Entry]) -> str:
             close()
             run.append(e.index)
     close()
-    return ", ".join(out)
+    return out
 
 
 _WHOLE = 12  # a text this short is quoted whole
@@ -789,26 +816,57 @@ def _name(e: Entry) -> str:
     return short_quote(e.text) if e.text.split() else e.label
 
 
-def _names(group: Sequence[Entry]) -> str:
-    return ", ".join(map(_name, group))
-
-
-def _group_parts(dropped: Sequence[Entry], costs: Mapping[int, int], form: str) -> tuple[str, ...]:
-    """One part per kind dropped, in the order the kinds first appear."""
+def _group_parts(
+    dropped: Sequence[Entry],
+    costs: Mapping[int, int],
+    form: str,
+    name: Callable[[Entry], str] | None = None,
+) -> tuple[str, ...]:
+    """One part per kind dropped, in the order the kinds first appear (``name``: how the
+    names form names an entry, ``_name`` by default)."""
+    name = name or _name
     groups: dict[str, list[Entry]] = {}
     for e in dropped:
         groups.setdefault(e.kind, []).append(e)
-    parts = []
+    labels = {kind: _labels(group) for kind, group in groups.items()} if form == RANGES else {}
+    listed = (
+        {kind: [name(e) for e in group] for kind, group in groups.items()}
+        if form == NAMES
+        else labels
+    )
+    # kinds that take turns (a JSON pad's plans and notes) cut each other's runs: when runs
+    # across the kinds halve the labels, they are given once for all of them
+    across = _labels(dropped) if len(groups) > 1 and form == RANGES else []
+    together = bool(across) and 2 * len(across) < sum(map(len, labels.values()))
+    parts: list[str] = []
     for kind, group in groups.items():
-        part = _group_phrase(kind, group)
-        if form == NAMES:
-            part += f" ({_names(group)})"
-        elif form == RANGES:
-            part += f" ({_labels(group)})"
-        if len(groups) > 1:
-            part += f", {sum(costs[e.index] for e in group)} tokens"
-        parts.append(part)
+        phrase = _group_phrase(kind, group)
+        tail = f", {sum(costs[e.index] for e in group)} tokens" if len(groups) > 1 else ""
+        if kind in listed and not together:
+            parts.append(_Part(f"{phrase} (", listed[kind], f"){tail}"))
+        else:
+            parts.append(phrase + tail)
+    if together:
+        parts.append(_Part("entries ", across, ""))
     return tuple(parts)
+
+
+class _Part(str):
+    """A part of a record's text that lists items (``before`` + ``a, b, c`` + ``after``),
+    with its pieces: cut after each ``", "`` (a mark followed by a space: a piece boundary of
+    the encodings ``record_cost`` cuts), so a part listing thousands of items is counted
+    item by item, each item's cost cached."""
+
+    pieces: tuple[str, ...]
+
+    def __new__(cls, before: str, items: Sequence[str], after: str) -> _Part:
+        part = super().__new__(cls, before + ", ".join(items) + after)
+        cut = [f"{item}," for item in items[:-1]] + list(items[-1:]) or [""]  # a, b, c
+        cut = [cut[0], *(" " + piece for piece in cut[1:])]  # "a,", " b,", " c"
+        cut[0] = before + cut[0]
+        cut[-1] += after
+        part.pieces = tuple(cut)
+        return part
 
 
 def loss_record(
@@ -879,5 +937,11 @@ def record_cost(counter: TokenCounter, head: str, parts: Sequence[str]) -> int:
     otherwise be tokenized whole on every pass)."""
     if counter.encoding not in _CUTS_AFTER_MARKS or not head.endswith(": ") or not parts:
         return counter.count(head + "; ".join(parts))
-    pieces = [head[:-1], *(f" {part};" for part in parts[:-1]), " " + parts[-1]]
+    pieces = [head[:-1]]
+    for i, part in enumerate(parts):
+        cut = list(part.pieces) if isinstance(part, _Part) else [str(part)]
+        cut[0] = " " + cut[0]
+        if i < len(parts) - 1:
+            cut[-1] += ";"
+        pieces += cut
     return sum(counter.count_many(pieces))

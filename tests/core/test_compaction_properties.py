@@ -75,6 +75,11 @@ WORDS = [
 TEXTS = [" ".join(WORDS[(7 * i + n) % len(WORDS)] for i in range(n)) for n in range(41)]
 TEXTS += ["", " ", "\t\n", "<|endoftext|>", "ünïcödé ☕🙂", "x" * 100, "- a\n- b\n- c"]
 IDS = [None, None, None, None, "c1", "nf-2", "plan", "loss-1", "#0", "x"]
+# items a record lists: short quotes of any text, ranges of labels
+TEXT_QUOTES = st.one_of(
+    st.text(max_size=14).map(lambda t: f'"{t}..."'),
+    st.integers(0, 999).map(lambda n: f"#{n}\u2013#{n + 7}"),
+)
 REWRITABLE_KINDS = ["plan", "note", "hypothesis", "odd-kind"]
 
 
@@ -359,3 +364,30 @@ def test_first_fit_for_many_rooms_is_the_plain_first_fit(
                 dropped.append(i)
         got = first_fit(room)
         assert (got.kept, got.dropped) == (kept, dropped)
+
+
+@PROPS
+@given(
+    parts=st.lists(
+        st.tuples(
+            st.text(max_size=12),
+            st.lists(st.one_of(st.text(min_size=1, max_size=20), TEXT_QUOTES), max_size=6),
+            st.text(max_size=12),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    head=st.text(max_size=20),
+)
+def test_a_record_that_lists_items_costs_the_sum_of_its_pieces(
+    parts: list[tuple[str, list[str], str]], head: str
+) -> None:
+    """A names or ranges record lists its items (ids, quotes of pad text, #N ranges) and is
+    counted item by item, cut after each ", ": the same count as tiktoken gives the whole."""
+    from padtui.core.compaction import _Part, record_cost
+
+    head += ": "
+    listed = [_Part(before, items, after) for before, items, after in parts]
+    assert [str(p) for p in listed] == [b + ", ".join(i) + a for b, i, a in parts]
+    assert "".join(listed[0].pieces) == str(listed[0])
+    assert record_cost(COUNTER, head, listed) == cost(head + "; ".join(listed))

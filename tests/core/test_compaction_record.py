@@ -157,6 +157,28 @@ def test_a_record_never_says_the_title_of_the_section_it_drops_from() -> None:
     assert any(f.code == "CONSTRAINT_DROPPED" for f in found.findings)
 
 
+def test_kinds_that_take_turns_get_their_runs_once_across_the_kinds() -> None:
+    kinds = ["plan", "note", "hypothesis"]
+    pad = Pad.of(make_entry(kinds[i % 3], f"entry {i}: " + "word " * 8) for i in range(30))
+    costs = {e.index: cost(e) for e in pad.entries}
+    record = loss_record(pad, pad.entries[10:], costs, 9, NOW, "ranges")
+    parts = record.text.split(": ", 1)[1].split("; ")
+    assert [p.split(",")[0] for p in parts[:3]] == ["7 notes", "7 hypotheses", "6 plans"]
+    assert parts[3] == "entries #10\u2013#29"  # one run, not twenty labels in three lists
+    assert record.raw["drops"] == [f"#{i}" for i in range(10, 30)]
+    # a Markdown-like pad, each kind in one run: the runs stay with their kinds
+    sections = Pad.of(
+        make_entry("what_works" if i < 15 else "known_issues", f"item {i}") for i in range(30)
+    )
+    costs = {e.index: cost(e) for e in sections.entries}
+    record = loss_record(sections, sections.entries[10:], costs, 9, NOW, "ranges")
+    assert (
+        record.text.split(": ", 1)[1]
+        .split("; ")[0]
+        .startswith("5 what_works entries (#10\u2013#14)")
+    )
+
+
 def test_a_range_covers_only_neighbours_dropped_together() -> None:
     entries = [
         make_entry("note", f"note number {i} " + "word " * (30 if i in (2, 5) else 2))
