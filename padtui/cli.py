@@ -694,7 +694,9 @@ def _without_cyclic_gc(run: Callable[[argparse.Namespace], int], args: argparse.
 
 
 def _print_json(obj: dict[str, Any]) -> None:
-    print(json.dumps(obj, ensure_ascii=False, indent=2))
+    from padtui.core.text import escape_controls
+
+    print(escape_controls(json.dumps(obj, ensure_ascii=False, indent=2)))
 
 
 def _wants_json(argv: Sequence[str]) -> bool:

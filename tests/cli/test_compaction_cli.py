@@ -269,16 +269,21 @@ def test_check_says_when_a_pass_drops_far_more_than_the_overrun(
 def test_rules_and_ways_out_print_pad_text_clean(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    rule = "Never \x1b[31mdeploy\x1b[0m on \x9b31mFridays \u202egnikaerb\u202c today."
     entries = [
-        {"kind": "note", "text": "A long note that rambles on. " * 20},
-        {
-            "kind": "constraint",
-            "text": "Never \x1b[31mdeploy\x1b[0m on Fridays.",
-            "id": "c\x1b]0;T\x07",
-        },
+        {"kind": "note", "text": "A note that rambles on. " * 8},
+        {"kind": "constraint", "text": rule, "id": "c\x1b]0;T\x07\u2066"},
     ]
     path = json_pad(tmp_path, entries)
-    code, out, _ = run(capsys, "check", str(path), "--budget", "40")
-    assert code == 1
-    assert "\x1b" not in out and "\x07" not in out
-    assert "Never [31mdeploy[0m on Fridays." in out
+    code, out, _ = run(capsys, "check", str(path), "--budget", "66")
+    assert code == 1 and "refused: PROTECTED_KIND_WOULD_DROP" in out
+    for bad in ("\x1b", "\x07", "\x9b", "\u202e", "\u202c", "\u2066"):
+        assert bad not in out, repr(bad)
+    assert "Never [31mdeploy[0m on 31mFridays gnikaerb today." in out
+    # --json says the same text, with those characters escaped: the same value once parsed
+    code, raw, _ = run(capsys, "check", str(path), "--budget", "66", "--json")
+    for bad in ("\x1b", "\x07", "\x9b", "\u202e", "\u202c", "\u2066"):
+        assert bad not in raw, repr(bad)
+    report = json.loads(raw)
+    assert {r["text"] for r in report["rules_at_risk"]} >= {rule}
+    assert report["dropped"] == ["c\x1b]0;T\x07\u2066"]
