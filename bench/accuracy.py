@@ -191,7 +191,8 @@ def _ratio(a: int, b: int) -> str:
 def report(outcomes: Sequence[Outcome], source: str) -> str:
     s = summarize(outcomes)
     lines = [
-        f"Source: `{source}` ({s.pairs} labelled pairs). Verdicts right: {_ratio(s.right, s.pairs)}.",
+        f"Source: `{source}` ({s.pairs} labelled pairs). "
+        f"Verdicts right: {_ratio(s.right, s.pairs)}.",
         "",
         f"- **Recall on corrupting rewrites** (a rule dropped, weakened or changed, labelled "
         f"`corruption`): {_ratio(s.caught, s.corrupt)} judged `corruption`.",
@@ -248,7 +249,9 @@ def report(outcomes: Sequence[Outcome], source: str) -> str:
         lines += ["| style | pairs | verdict right |", "| --- | ---: | ---: |"]
         for style, _n in sorted(styles.items()):
             group = [o for o in outcomes if o.pair.style == style]
-            lines.append(f"| {style} | {len(group)} | {_ratio(sum(o.right for o in group), len(group))} |")
+            lines.append(
+                f"| {style} | {len(group)} | {_ratio(sum(o.right for o in group), len(group))} |"
+            )
     wrong = [o for o in outcomes if not o.right]
     if wrong:
         lines += ["", "### The pairs it gets wrong", ""]

@@ -11,11 +11,14 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from padtui import __version__
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.progress import Progress
+
+if TYPE_CHECKING:
+    from padtui.core.rules import RuleMap
 
 OK, FOUND, BAD = 0, 1, 2
 COMMANDS = (
@@ -82,6 +85,34 @@ def _plan_options(p: argparse.ArgumentParser) -> None:
         "loss record; seed is the reference compact()",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    _rule_options(p)
+
+
+def _rule_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rule-heading",
+        action="append",
+        default=[],
+        metavar="WORD",
+        help="a heading or label word that holds rules, added to padtui's (repeatable): "
+        "--rule-heading gotchas makes '## Known gotchas' a place of rules",
+    )
+    p.add_argument(
+        "--only-rule-headings",
+        action="store_true",
+        help="the --rule-heading words replace padtui's own list instead of adding to it",
+    )
+
+
+def _rule_map(args: argparse.Namespace) -> RuleMap | None:
+    from padtui.core.rules import RuleMap
+
+    words = [w for w in getattr(args, "rule_heading", []) if w.strip()]
+    if getattr(args, "only_rule_headings", False):
+        if not words:
+            raise UsageError("--only-rule-headings needs at least one --rule-heading WORD")
+        return RuleMap.default().extended(words, replace=True)
+    return RuleMap.default().extended(words) if words else None
 
 
 def _journal_options(p: argparse.ArgumentParser) -> None:
@@ -112,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=_budget, metavar="N", help="token budget")
     p.add_argument("--encoding", metavar="E", help="tiktoken encoding")
     p.add_argument("--policy", choices=("strict", "seed"), default="strict")
+    _rule_options(p)
     _journal_options(p)
     p.set_defaults(run=cmd_watch)
 
@@ -185,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     _format_option(p)
     p.add_argument("--encoding", metavar="E")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    _rule_options(p)
     p.set_defaults(run=cmd_audit)
 
     p = sub.add_parser(
@@ -207,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="time travel through the versions in the inspector (read-only)",
     )
+    _rule_options(p)
     _journal_options(p)
     p.set_defaults(run=cmd_history)
     return parser
@@ -435,7 +469,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     if args.open:
         return _replay(journal)
     with Progress(f"reading the history of {args.path}", len(journal.versions())) as progress:
-        rows = history(journal, args.encoding, progress.advance)
+        rows = history(journal, args.encoding, progress.advance, _rule_map(args))
     corrupt = any(r.verdict == "corruption" for r in rows)
     if args.json:
         _print_json(
@@ -531,7 +565,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         old = load_pad(args.old, args.format)
         new = load_pad(args.new, args.format)
         counter = counter_for(args.encoding or new.encoding or old.encoding)
-        result = audit(old, new, counter)
+        result = audit(old, new, counter, _rule_map(args))
     if args.json:
         _print_json({"old": args.old, "new": args.new, **result.as_json()})
     else:
@@ -559,6 +593,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         journal=args.journal,
         use_journal=not args.no_journal,
         fmt=args.format,
+        rule_map=_rule_map(args),
     )
     app.run()
     return app.return_code or OK
@@ -586,6 +621,7 @@ def _fleet(args: argparse.Namespace) -> int:
         policy=args.policy,
         encoding=args.encoding,
         use_journal=not args.no_journal,
+        rule_map=_rule_map(args),
     )
     app.run()
     return app.return_code or OK

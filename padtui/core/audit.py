@@ -38,7 +38,14 @@ from padtui.core.carry import (
 from padtui.core.claims import pad_claims, split_claims
 from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
-from padtui.core.rules import DATE_TAIL, Rule, RuleMap, entry_claims, entry_rules
+from padtui.core.rules import (
+    DATE_TAIL,
+    Rule,
+    RuleMap,
+    entry_claims,
+    entry_rules,
+    may_hold_rules,
+)
 from padtui.core.rules import place_of as rules_place
 from padtui.core.tokens import TokenCounter, counter_for
 from padtui.core.wording import RecordNames, normalize, weakening
@@ -201,9 +208,27 @@ def totals(pad: Pad, counter: TokenCounter) -> _Totals:
     return got
 
 
+_shares: dict[tuple[int, RuleMap], tuple[Pad, float]] = {}
+_shares_lock = threading.Lock()
+
+
 def rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
     """The share of a pad's tokens that state rules (each entry's cost, in the proportion
-    of its text that its rules take)."""
+    of its text that its rules take); remembered for the last few pads, as their totals."""
+    key = (id(pad), rule_map)
+    with _shares_lock:
+        hit = _shares.get(key)
+    if hit is not None and hit[0] is pad:
+        return hit[1]
+    got = _rule_share(pad, costs, rule_map)
+    with _shares_lock:
+        _shares[key] = (pad, got)  # (the pad is held, so its id is not reused)
+        while len(_shares) > _RECENT:
+            del _shares[next(iter(_shares))]
+    return got
+
+
+def _rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
     total = sum(costs)
     if not total:
         return 0.0
@@ -214,6 +239,8 @@ def rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
         if e.kind in CAUTION_KINDS:
             ruled += cost
             continue
+        if not may_hold_rules(e, rule_map):
+            continue  # (most entries of a large pad: one search, no claims read)
         found = entry_rules(e, rule_map)
         if found:
             ruled += cost * min(1.0, sum(len(r.text) for r in found) / len(e.text))

@@ -115,13 +115,24 @@ class NewClaim:
 
 
 def claims_of(e: Entry) -> list[NewClaim]:
+    return [
+        NewClaim(e.index, position, text, body, words, lent)
+        for position, text, body, words, lent, _keys in _claim_parts(e.text, e.context)
+    ]
+
+
+ClaimParts = tuple[int, str, str, frozenset[str], str | None, frozenset[str]]
+
+
+@lru_cache(maxsize=65536)
+def _claim_parts(text: str, context: tuple[str, ...]) -> tuple[ClaimParts, ...]:
+    """An entry's claims, read once per text (versions seen live share most of them)."""
     out = []
-    for c in R.entry_claims(e.text):
-        lent = R.lent_by(c, e.context)
-        out.append(
-            NewClaim(e.index, c.position, c.text, c.body, stems(f"{c.label} {c.body}"), lent)
-        )
-    return out
+    for c in R.entry_claims(text):
+        words = stems(f"{c.label} {c.body}")
+        keys = words | _name_keys(c.body)
+        out.append((c.position, c.text, c.body, words, R.lent_by(c, context), keys))
+    return tuple(out)
 
 
 class ClaimIndex:
@@ -132,15 +143,18 @@ class ClaimIndex:
         self.by_entry: dict[int, list[NewClaim]] = defaultdict(list)
         self.postings: dict[str, list[int]] = defaultdict(list)
         self.keys: list[frozenset[str]] = []  # each claim's words and names
+        self.by_body: dict[str, list[int]] = {}  # the claims that say a text word for word
         for e in entries:
             if e.kind == "loss_record":
                 continue  # a record quotes what went: it declares a loss, it carries nothing
-            for c in claims_of(e):
-                keys = c.stems | _name_keys(c.body)
+            for parts in _claim_parts(e.text, e.context):
+                c = NewClaim(e.index, *parts[:5])
+                keys = parts[5]
                 for s in keys:
                     self.postings[s].append(len(self.claims))
                 self.keys.append(keys)
                 self.by_entry[e.index].append(c)
+                self.by_body.setdefault(normalize(c.body), []).append(len(self.claims))
                 self.claims.append(c)
 
     def candidates(self, want: frozenset[str], limit: int = 6) -> list[tuple[float, NewClaim]]:
@@ -155,10 +169,10 @@ class ClaimIndex:
         if not words:
             return []
         plain = [w for w in words if not w.startswith("\x00")]
-        words.sort(key=lambda w: len(self.postings[w]))
+        words.sort(key=lambda w: (len(self.postings[w]), w))
         n = len([w for w in want if not w.startswith("\x00")])
         scan = words if n <= 3 else [w for w in words if w.startswith("\x00")]
-        scan += sorted(plain, key=lambda w: len(self.postings[w]))[: n - _needed(n) + 1]
+        scan += sorted(plain, key=lambda w: (len(self.postings[w]), w))[: n - _needed(n) + 1]
         seen: set[int] = set()
         for w in scan:
             seen.update(self.postings[w])
@@ -173,6 +187,11 @@ class ClaimIndex:
             (len((want - marked) & self.keys[-minus]) / plain_want, self.claims[-minus])
             for _score, minus in top
         ]
+
+    def same(self, body: str) -> list[tuple[float, NewClaim]]:
+        """The claims that say ``body`` word for word (found first, whatever else shares
+        its words)."""
+        return [(1.0, self.claims[i]) for i in self.by_body.get(normalize(body), ())]
 
     def window(self, c: NewClaim) -> list[NewClaim]:
         """The claim with its neighbours in its entry (a sentence split in two, a bullet
@@ -239,7 +258,7 @@ def find(
     best: tuple[bool, float] = (False, 0.0)
     for index in indexes:
         weak_before = weakest is not None
-        for share, c in index.candidates(want | keys):
+        for share, c in index.same(old.body) + index.candidates(want | keys):
             if normalize(c.body) not in (normalize(old.body), normalize(old.whole)) and stood(c):
                 continue
             if weak_before and share < _ELSEWHERE:

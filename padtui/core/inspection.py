@@ -15,6 +15,7 @@ from padtui.core.audit import Audit, audit, totals
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
 from padtui.core.formats import PadFile
 from padtui.core.model import Entry
+from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
 from padtui.core.tokens import TokenCounter, counter_for
 
@@ -129,6 +130,7 @@ class Inspection:
     own_writes: set[str] = field(default_factory=set)
     clock: Callable[[], datetime] = utc_now  # when versions are seen, loss records stamped
     keep_versions: int | None = None  # keep only the newest N versions in memory (None: all)
+    rule_map: RuleMap | None = None  # the headings that hold rules (None: padtui's own)
     released: int = 0  # older versions let go of (the journal still holds them)
 
     @property
@@ -165,7 +167,9 @@ class Inspection:
         counter = self.counter
         counted = totals(pad_file.pad, counter)
         tokens, caution, sealed = counted.tokens, counted.caution, counted.sealed
-        result = audit(previous.pad_file.pad, pad_file.pad, counter) if previous else None
+        result = (
+            audit(previous.pad_file.pad, pad_file.pad, counter, self.rule_map) if previous else None
+        )
         if origin is not None:
             pass
         elif previous is None:

@@ -48,6 +48,7 @@ from padtui.core.audit import Audit, audit
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile, parse
 from padtui.core.model import Pad
+from padtui.core.rules import RuleMap
 from padtui.core.tokens import counter_for
 
 FORMAT_VERSION = 1
@@ -576,6 +577,7 @@ def history(
     journal: Journal,
     encoding: str | None = None,
     on_version: Callable[[], object] | None = None,
+    rule_map: RuleMap | None = None,
 ) -> list[HistoryRow]:
     """Every version of the journal, its tokens, and the audit verdict of each transition.
 
@@ -591,7 +593,7 @@ def history(
             pad = pad_file.pad
             counter = counter_for(encoding or pad.encoding)
             tokens = sum(counter.count_many(e.text for e in pad.entries))
-            result = audit(prev[1].pad, pad, counter) if prev is not None else None
+            result = audit(prev[1].pad, pad, counter, rule_map) if prev is not None else None
             rows.append(HistoryRow(v, pad, tokens, prev[0] if prev else None, result))
             prev = (v.n, pad_file)
         if on_version is not None:

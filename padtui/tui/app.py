@@ -24,6 +24,7 @@ from padtui.core.compaction import Plan, RuleAtRisk
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
 from padtui.core.inspection import Inspection, Observed
+from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled, watch_pad
@@ -177,9 +178,12 @@ class PadApp(App[int]):
         watch: bool = True,
         clock: Callable[[], datetime] | None = None,
         fmt: str | None = None,
+        rule_map: RuleMap | None = None,
     ) -> None:
         super().__init__()
-        self.inspection = Inspection(path, policy=policy, budget_override=budget, encoding=encoding)
+        self.inspection = Inspection(
+            path, policy=policy, budget_override=budget, encoding=encoding, rule_map=rule_map
+        )
         self.pad_format = fmt  # --format: read the pad as this format, whatever its name
         if clock is not None:  # a fixed clock makes the screen reproducible (snapshot tests)
             self.inspection.clock = clock

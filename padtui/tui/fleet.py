@@ -521,6 +521,7 @@ class FleetApp(PadApp):
             encoding=self.inspection.encoding,
             keep_versions=self.keep_versions,
             clock=self.inspection.clock,
+            rule_map=self.inspection.rule_map,
         )
         return FleetPad(name, path, insp)
 

@@ -66,3 +66,35 @@ def test_accuracy_md_is_the_report_of_this_corpus(judged) -> None:  # type: igno
     body = acc.report(outcomes, "tests/corpus/pairs")
     text = (ROOT / "ACCURACY.md").read_text(encoding="utf-8")
     assert body in text, "ACCURACY.md is stale: run python bench/accuracy.py --write ACCURACY.md"
+
+
+def test_the_audit_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    """Sets iterate in an order each process draws at random: a verdict must not."""
+    import json
+    import os
+    import subprocess
+
+    acc = _accuracy()
+    pairs = acc.load_pairs(acc.CORPUS)[::9]
+    script = (
+        "import json, sys\n"
+        "from padtui.core.audit import audit\n"
+        "from padtui.core.formats import load_pad\n"
+        "out = [audit(load_pad(a), load_pad(b)).as_json() for a, b in json.load(sys.stdin)]\n"
+        "print(json.dumps(out, sort_keys=True))\n"
+    )
+    given = json.dumps([[str(p.old), str(p.new)] for p in pairs])
+    runs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=given,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+            cwd=tmp_path,
+        )
+        runs.add(done.stdout)
+    assert len(runs) == 1

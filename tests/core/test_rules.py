@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.rules import (
@@ -196,3 +198,44 @@ def test_numbers_are_read_whole_with_their_context() -> None:
     assert "second" in got["10"]  # 10s is ten seconds
     assert "4000" in got
     assert dict(numbers("never pin below 0.5.1.h"))["0.5.1.h"] == {"below"}
+
+
+# --- the quick test for rule words --------------------------------------------------------
+
+_SAMPLES = [
+    "Never force-push",
+    "do not retry",
+    "ALWAYS verify",
+    "must sign",
+    "at most 3",
+    "no more than two",
+    "needs the polyfill",
+    "make sure to",
+    "before merging",
+    "unless asked",
+    "avoid the staging db",
+    "the endpoint failed",
+    "timed out",
+    "パスワードをハードコーディングしない",
+    "必须先运行测试",
+    "niemals pushen",
+    "ne jamais committer",
+    "n'utilisez pas",
+    "nunca borres",
+    "Hana doesn't want reminders",
+]
+
+
+@given(
+    st.lists(
+        st.sampled_from([*_SAMPLES, "the ledger", "lives in", "ops account", "Tuesday", "42"]),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_quick_test_never_misses_a_rule_word(parts: list[str]) -> None:
+    from padtui.core import rules
+
+    text = " ".join(parts)
+    if rules._ANY_MARK.search(text):
+        assert rules._may_mark(text), text
