@@ -286,7 +286,7 @@ def _plan(args: argparse.Namespace) -> Any:
         pad = load_pad(args.path, args.format)
         counter = _counter(args, args.path, pad)
         fmt = format_of(args.path, args.format)
-        return plan(pad, args.budget, args.policy, counter, fmt=fmt)
+        return plan(pad, args.budget, args.policy, counter, fmt=fmt, rule_map=_rule_map(args))
 
 
 def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
@@ -366,7 +366,9 @@ def _compact_write(args: argparse.Namespace) -> int:
         snap = store.read(args.path, fmt=args.format)
         check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
         counter = counter_for(args.encoding or snap.pad.encoding)
-        plan = make_plan(snap.pad, args.budget, args.policy, counter, fmt=snap.format)
+        plan = make_plan(
+            snap.pad, args.budget, args.policy, counter, fmt=snap.format, rule_map=_rule_map(args)
+        )
     report = _plan_json(args.path, plan, args.format)
     if plan.refused:
         if args.json:

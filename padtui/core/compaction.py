@@ -64,6 +64,9 @@ class Plan:
     # a refusal on the budget (SEALED_OVER_BUDGET, RECORD_WOULD_NOT_FIT): a budget at which a
     # strict pass of this pad goes through
     fits_at: int | None = None
+    # the headings that hold rules, for the rules at risk (None: padtui's own); the pad's
+    # own settings extend or replace it
+    rule_map: RuleMap | None = field(default=None, repr=False)
 
     def way_out_for(self, path: str) -> str | None:
         """The way out of a refusal, with the pad's path filled in (shell-quoted)."""
@@ -135,7 +138,7 @@ class Plan:
     def rules_at_risk(self) -> tuple[RuleAtRisk, ...]:
         """Every rule (SPEC section 4.1) in an unsealed entry, wherever it lives: a pass may
         drop it, and this pass drops those marked ``dropped``."""
-        return rules_at_risk(self)
+        return rules_at_risk(self, self.rule_map)
 
     @cached_property
     def claims_after(self) -> int:
@@ -327,13 +330,15 @@ def plan(
     now: datetime | None = None,
     *,
     fmt: str | None = None,
+    rule_map: RuleMap | None = None,
 ) -> Plan:
     """A trial compaction of ``pad``. Never raises for any pad; refusals carry a code.
 
     ``fmt`` is the format the pad is written back in (``formats.format_of``): a strict
     pass of a JSON or JSONL pad may write a record that names ranges or counts, as those
     formats keep the record's ``drops`` field; any other (Markdown, or None: not known)
-    gets a record whose text alone names every entry it drops.
+    gets a record whose text alone names every entry it drops. ``rule_map``: the headings
+    that hold rules, for ``Plan.rules_at_risk`` (padtui's own by default).
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
@@ -344,9 +349,8 @@ def plan(
     claims = pad_claims(entries)  # while the encoder counts tokens (a large pad's both take long)
     costs = dict(zip((e.index for e in entries), counting(), strict=True))
     ctx = _Ctx(pad, budget, counter, policy, costs, claims, record_forms(fmt))
-    if policy == "seed":
-        return _seed(ctx)
-    return _strict(ctx, now or datetime.now(UTC))
+    made = _seed(ctx) if policy == "seed" else _strict(ctx, now or datetime.now(UTC))
+    return replace(made, rule_map=rule_map) if rule_map is not None else made
 
 
 def resolve_budget(pad: Pad, budget: int | None) -> int:

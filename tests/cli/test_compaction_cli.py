@@ -287,3 +287,23 @@ def test_rules_and_ways_out_print_pad_text_clean(
     report = json.loads(raw)
     assert {r["text"] for r in report["rules_at_risk"]} >= {rule}
     assert report["dropped"] == ["c\x1b]0;T\x07\u2066"]
+
+
+def test_the_rule_map_of_the_command_line_decides_what_is_at_risk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "memory.md"
+    path.write_text(
+        "## Known quirks\n\n- Deploys to prod happen on Tuesdays, after the standup.\n"
+        "\n## Status\n\n- The export is half done.\n",
+        encoding="utf-8",
+    )
+    code, report = run_json(capsys, "check", str(path))
+    assert (code, report["rules_at_risk"]) == (0, [])
+    code, report = run_json(capsys, "check", str(path), "--rule-heading", "quirks")
+    assert [r["heading"] for r in report["rules_at_risk"]] == ["Known quirks"]
+    only = ("--rule-heading", "status", "--only-rule-headings")
+    code, report = run_json(capsys, "compact", str(path), *only)
+    assert [r["text"] for r in report["rules_at_risk"]] == ["The export is half done."]
+    code, _, err = run(capsys, "check", str(path), "--only-rule-headings")
+    assert code == 2 and err.count("\n") == 1 and "--rule-heading" in err
