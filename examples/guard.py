@@ -84,12 +84,15 @@ def guarded_compact(
         try:
             with padtui.lock(path, timeout=lock_timeout):
                 snap = padtui.read(path)  # the bytes and their stamp: what a commit checks
-                plan = padtui.plan(snap.pad, budget)  # strict: the default policy
+                # strict, the default policy; the format says what the loss record may leave
+                # to its drops field (JSON) and what its text must name itself (Markdown)
+                fmt = snap.file.layout.format
+                plan = padtui.plan(snap.pad, budget, fmt=fmt)
                 while plan.code == PROTECTED_KIND_WOULD_DROP:  # externalize, never drop
                     labels = [e.label for e in plan.dropped if e.protected]
                     snap = padtui.externalize(snap, labels, journal=journal)
                     sealed += [label for label in labels if label not in sealed]
-                    plan = padtui.plan(snap.pad, budget)
+                    plan = padtui.plan(snap.pad, budget, fmt=fmt)
                 if plan.refused:
                     raise GuardHalt(plan, path)  # halt and surface
                 result = GuardResult(path, False, attempt, sealed, tokens_before=plan.tokens_total)

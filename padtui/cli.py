@@ -280,11 +280,13 @@ def _plan(args: argparse.Namespace) -> Any:
     """The trial of ``check`` and of ``compact`` without ``--write`` (nothing is written back,
     so the pad is read without the layout a write needs)."""
     from padtui.core.compaction import plan
-    from padtui.core.formats import load_pad
+    from padtui.core.formats import format_of, load_pad
 
     with Progress(f"checking {args.path}"):
         pad = load_pad(args.path, args.format)
-        return plan(pad, args.budget, args.policy, _counter(args, args.path, pad))
+        counter = _counter(args, args.path, pad)
+        fmt = format_of(args.path, args.format)
+        return plan(pad, args.budget, args.policy, counter, fmt=fmt, rule_map=_rule_map(args))
 
 
 def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
@@ -364,7 +366,9 @@ def _compact_write(args: argparse.Namespace) -> int:
         snap = store.read(args.path, fmt=args.format)
         check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
         counter = counter_for(args.encoding or snap.pad.encoding)
-        plan = make_plan(snap.pad, args.budget, args.policy, counter)
+        plan = make_plan(
+            snap.pad, args.budget, args.policy, counter, fmt=snap.format, rule_map=_rule_map(args)
+        )
     report = _plan_json(args.path, plan, args.format)
     if plan.refused:
         if args.json:
@@ -728,7 +732,9 @@ def _without_cyclic_gc(run: Callable[[argparse.Namespace], int], args: argparse.
 
 
 def _print_json(obj: dict[str, Any]) -> None:
-    print(json.dumps(obj, ensure_ascii=False, indent=2))
+    from padtui.core.text import escape_controls
+
+    print(escape_controls(json.dumps(obj, ensure_ascii=False, indent=2)))
 
 
 def _wants_json(argv: Sequence[str]) -> bool:

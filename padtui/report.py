@@ -5,10 +5,11 @@ Every piece of pad text goes through ``one_line`` (controls stripped) before it 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from padtui.core import letta
-from padtui.core.compaction import Plan
+from padtui.core.compaction import Plan, RuleAtRisk, kind_words
 from padtui.core.text import one_line
 
 if TYPE_CHECKING:  # (the audit is not imported by `padtui check`, which only plans)
@@ -66,10 +67,13 @@ def plan_report(path: str, plan: Plan, fmt: str | None = None) -> str:
         )
         shown = plan.dropped[:MAX_LISTED]
         width = max(len(one_line(e.label, 24)) for e in shown)
-        for e in shown:
+        # a kind as words (a Markdown heading's slug, user_preferences, reads back as one)
+        kinds = [one_line(kind_words(e.kind), 24) for e in shown]
+        kind_width = max(13, *(len(k) for k in kinds))
+        for e, kind in zip(shown, kinds, strict=True):
             hazard = "  ⚠ protected" if e.protected else ""
             lines.append(
-                f"  - {one_line(e.label, 24):<{width}}  {one_line(e.kind, 16):<13} "
+                f"  - {one_line(e.label, 24):<{width}}  {kind:<{kind_width}} "
                 f"{plan.costs[e.index]:>6} tok  {one_line(e.text, 60)}{hazard}"
             )
         if len(plan.dropped) > MAX_LISTED:
@@ -80,15 +84,41 @@ def plan_report(path: str, plan: Plan, fmt: str | None = None) -> str:
             f"appends sealed loss record ({plan.record_tokens} tokens): "
             f"{one_line(plan.loss_record.text, 100)}"
         )
+    over = plan.over_dropping_line()
+    if over is not None:
+        lines.append(one_line(over))
+    lines += rules_lines(plan.rules_at_risk)
     lines.append(_claims_line(plan))
     if plan.refused:
         lines.append(f"refused: {plan.code} — {one_line(plan.message)}")
         way_out = letta.way_out(plan, path) if agent_file else plan.way_out_for(path)
         if way_out:
-            lines.append(f"way out: {way_out}")
+            lines.append(f"way out: {one_line(way_out)}")
     else:
         lines.append(f"{plan.verdict}: {one_line(plan.message)}")
     return "\n".join(lines)
+
+
+def rules_lines(rules: Sequence[RuleAtRisk]) -> list[str]:
+    """Every rule in an unsealed entry, those this pass drops (✗) first."""
+    if not rules:
+        return ["rules at risk: none found in unsealed entries"]
+    dropped = sum(r.dropped for r in rules)
+    lines = [
+        f"rules at risk: {len(rules)} in unsealed entries, a pass may drop them"
+        + (f"; this one drops {dropped} (✗):" if dropped else "; this one drops none:")
+    ]
+    shown = sorted(rules, key=lambda r: not r.dropped)[:MAX_LISTED]
+    width = max(len(one_line(r.entry.label, 24)) for r in shown)
+    for r in shown:
+        where = f"{one_line(r.where, 28)}: " if r.where else ""
+        lines.append(
+            f"  {'✗' if r.dropped else ' '} {one_line(r.entry.label, 24):<{width}}  "
+            f"{r.kind:<13} {where}{one_line(r.text, 80)}"
+        )
+    if len(rules) > MAX_LISTED:
+        lines.append(f"  … and {len(rules) - MAX_LISTED} more (--json lists them all)")
+    return lines
 
 
 def limits_lines(blocks: list[letta.BlockLimit]) -> list[str]:

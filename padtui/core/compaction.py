@@ -10,7 +10,8 @@ from __future__ import annotations
 import shlex
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from copy import copy
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
 from itertools import accumulate
@@ -19,6 +20,8 @@ from typing import Any
 from padtui.core.claims import pad_claims
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
+from padtui.core.rules import RuleMap, find_rules
+from padtui.core.text import one_line
 from padtui.core.tokens import TokenCounter, counter_for
 
 DEFAULT_BUDGET = 4000
@@ -54,6 +57,16 @@ class Plan:
     costs: Mapping[int, int] = field(repr=False)  # entry index -> tokens
     claims_before: int  # claims of the pad as it is
     record_tokens: int = 0
+    # how the loss record's text names what it drops (RECORD_FORMS): "each" entry (kind,
+    # tokens, a quote), "names" or "ranges" of labels per kind, "counts" per kind (None: no
+    # record)
+    record_form: str | None = None
+    # a refusal on the budget (SEALED_OVER_BUDGET, RECORD_WOULD_NOT_FIT): a budget at which a
+    # strict pass of this pad goes through
+    fits_at: int | None = None
+    # the headings that hold rules, for the rules at risk (None: padtui's own); the pad's
+    # own settings extend or replace it
+    rule_map: RuleMap | None = field(default=None, repr=False)
 
     def way_out_for(self, path: str) -> str | None:
         """The way out of a refusal, with the pad's path filled in (shell-quoted)."""
@@ -88,6 +101,45 @@ class Plan:
     def tokens_dropped(self) -> int:
         return sum(self.costs[e.index] for e in self.dropped)
 
+    @property
+    def overrun(self) -> int:
+        """Tokens the pad is over its budget (0 when it fits)."""
+        return max(self.tokens_total - self.budget, 0)
+
+    @property
+    def tokens_needed(self) -> int:
+        """What the pass had to free: the overrun, and room for its own loss record."""
+        return self.overrun + self.record_tokens
+
+    @property
+    def over_dropping(self) -> bool:
+        """Does the pass drop far more than it had to free (more than twice as much, and
+        more than 50 tokens more)? First fit does, when a big entry no longer fits. (A
+        refused pass drops nothing.)"""
+        if self.refused or not self.dropped:
+            return False
+        need, dropped = self.tokens_needed, self.tokens_dropped
+        return dropped > 2 * need and dropped - need > OVER_DROP_SLACK
+
+    def over_dropping_line(self) -> str | None:
+        """One line saying so, or None."""
+        if not self.over_dropping:
+            return None
+        biggest = max(self.dropped, key=lambda e: self.costs[e.index])
+        record = f" + {self.record_tokens} for its loss record" if self.record_tokens else ""
+        return (
+            f"over-dropping: the pass drops {self.tokens_dropped} tokens to free "
+            f"{self.tokens_needed} ({self.overrun} over the budget{record}): first fit drops "
+            f"every entry that no longer fits, whatever its size (the largest, "
+            f"{one_line(biggest.label, 40)}, is {self.costs[biggest.index]} tokens)"
+        )
+
+    @cached_property
+    def rules_at_risk(self) -> tuple[RuleAtRisk, ...]:
+        """Every rule (SPEC section 4.1) in an unsealed entry, wherever it lives: a pass may
+        drop it, and this pass drops those marked ``dropped``."""
+        return rules_at_risk(self, self.rule_map)
+
     @cached_property
     def claims_after(self) -> int:
         """Claims of the pad a commit would write (a pad's claims are its entries' sum)."""
@@ -116,9 +168,26 @@ class Plan:
             "dropped": [e.label for e in self.dropped],
             "dropped_kinds": [e.kind for e in self.dropped],
             "loss_record": self.loss_record.text if self.loss_record is not None else None,
+            # how the record's text names the drops (each, names, ranges, counts), and the
+            # labels its drops field lists (what the next audit reads as declared)
+            "loss_record_form": self.record_form,
+            "loss_record_drops": (
+                list(self.loss_record.raw.get("drops", ())) if self.loss_record is not None else []
+            ),
+            "fits_at": self.fits_at,
             "claims": {"before": self.claims_before, "after": self.claims_after},
             "message": self.message,
             "way_out": self.way_out,
+            "over_dropping": (
+                {
+                    "dropped": self.tokens_dropped,
+                    "needed": self.tokens_needed,
+                    "overrun": self.overrun,
+                }
+                if self.over_dropping
+                else None
+            ),
+            "rules_at_risk": [r.as_json() for r in self.rules_at_risk],
         }
 
     def result(self) -> tuple[Entry, ...]:
@@ -126,6 +195,51 @@ class Plan:
         gone = {e.index for e in self.dropped}
         kept = tuple(e for e in self.source.entries if e.index not in gone)
         return kept + ((self.loss_record,) if self.loss_record is not None else ())
+
+
+OVER_DROP_SLACK = 50  # tokens a pass may drop beyond twice what it had to free
+
+
+@dataclass(frozen=True)
+class RuleAtRisk:
+    """A rule in an unsealed entry: what a compaction may drop."""
+
+    entry: Entry
+    kind: str  # prohibition, obligation, restriction, negative_fact or instruction
+    text: str  # the claim
+    heading: str | None  # the heading it sits under
+    dropped: bool  # this pass drops its entry
+
+    @property
+    def where(self) -> str | None:
+        """The heading as words: a Markdown section's kind (its heading's slug) read back."""
+        if self.heading is None:
+            return None
+        return kind_words(self.heading) if self.heading == self.entry.kind else self.heading
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "entry": self.entry.label,
+            "entry_kind": self.entry.kind,
+            "kind": self.kind,
+            "text": self.text,
+            "heading": self.heading,
+            "dropped": self.dropped,
+        }
+
+
+def rules_at_risk(plan: Plan, rule_map: RuleMap | None = None) -> tuple[RuleAtRisk, ...]:
+    """The rules of the plan's pad in unsealed entries, in file order, each marked when the
+    plan drops its entry. ``rule_map``: the headings that hold rules (padtui's own by
+    default; the pad's own settings extend or replace it)."""
+    pad = plan.source
+    gone = {e.index for e in plan.dropped}
+    return tuple(
+        RuleAtRisk(e, r.kind, r.text, r.heading, r.entry in gone)
+        for r in find_rules(pad, rule_map)
+        for e in (pad.entries[r.entry],)
+        if not e.sealed
+    )
 
 
 @dataclass(frozen=True)
@@ -214,8 +328,18 @@ def plan(
     policy: str = "strict",
     counter: TokenCounter | None = None,
     now: datetime | None = None,
+    *,
+    fmt: str | None = None,
+    rule_map: RuleMap | None = None,
 ) -> Plan:
-    """A trial compaction of ``pad``. Never raises for any pad; refusals carry a code."""
+    """A trial compaction of ``pad``. Never raises for any pad; refusals carry a code.
+
+    ``fmt`` is the format the pad is written back in (``formats.format_of``): a strict
+    pass of a JSON or JSONL pad may write a record that names ranges or counts, as those
+    formats keep the record's ``drops`` field; any other (Markdown, or None: not known)
+    gets a record whose text alone names every entry it drops. ``rule_map``: the headings
+    that hold rules, for ``Plan.rules_at_risk`` (padtui's own by default).
+    """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     counter = counter or counter_for(pad.encoding)
@@ -224,10 +348,9 @@ def plan(
     counting = counter.start(e.text for e in entries)
     claims = pad_claims(entries)  # while the encoder counts tokens (a large pad's both take long)
     costs = dict(zip((e.index for e in entries), counting(), strict=True))
-    ctx = _Ctx(pad, budget, counter, policy, costs, claims)
-    if policy == "seed":
-        return _seed(ctx)
-    return _strict(ctx, now or datetime.now(UTC))
+    ctx = _Ctx(pad, budget, counter, policy, costs, claims, record_forms(fmt))
+    made = _seed(ctx) if policy == "seed" else _strict(ctx, now or datetime.now(UTC))
+    return replace(made, rule_map=rule_map) if rule_map is not None else made
 
 
 def resolve_budget(pad: Pad, budget: int | None) -> int:
@@ -245,10 +368,15 @@ class _Ctx:
     policy: str
     costs: dict[int, int]
     claims: int
+    forms: tuple[str, ...]  # the forms its loss record may take (record_forms)
 
     @property
     def sealed_cost(self) -> int:
         return sum(self.costs[e.index] for e in self.pad.sealed)
+
+    @property
+    def total(self) -> int:
+        return sum(self.costs.values())
 
     def entries(self, indices: Sequence[int]) -> tuple[Entry, ...]:
         return tuple(self.pad.entries[i] for i in indices)
@@ -293,8 +421,6 @@ class _Ctx:
 
 
 def _with_message(plan: Plan) -> Plan:
-    from dataclasses import replace
-
     if plan.verdict == "fits":
         msg = f"{plan.tokens_total} of {plan.budget} tokens, nothing to drop"
     else:
@@ -309,85 +435,281 @@ def _with_message(plan: Plan) -> Plan:
     return replace(plan, message=msg)
 
 
-def _seed(ctx: _Ctx) -> Plan:
+def _seed(ctx: _Ctx, advise: bool = True) -> Plan:
     pad, budget = ctx.pad, ctx.budget
     if ctx.sealed_cost > budget:
-        return _sealed_over(ctx)
+        return _sealed_over(ctx, _fits_at(ctx) if advise else None)
     p = _FirstFit(pad.rewritable, ctx.costs)(budget - ctx.sealed_cost)
     kept = pad.sealed + ctx.entries(p.kept)
     dropped = ctx.entries(p.dropped)
     lost = [e for e in dropped if e.protected]
     if lost and not any(e.kind == "loss_record" for e in pad.sealed):
-        names = " ".join(e.label for e in lost)
         return ctx.make(
             kept,
             dropped,
             NO_LOSS_RECORD,
             f"would drop {_describe(lost)} and no sealed loss_record exists to make the "
             "loss declarable",
-            f"externalize before compacting: padtui externalize PATH {names}",
+            f"externalize before compacting: padtui externalize PATH {_shell_words(lost)}",
         )
     return ctx.make(kept, dropped)
 
 
-def _sealed_over(ctx: _Ctx) -> Plan:
-    return ctx.make(
+def _shell_words(entries: Sequence[Entry]) -> str:
+    """The entries' labels as shell words: ``#4`` unquoted would start a comment."""
+    return " ".join(shlex.quote(e.label) for e in entries)
+
+
+def _sealed_over(ctx: _Ctx, fits_at: int | None) -> Plan:
+    sealed = ctx.pad.sealed
+    if sealed:
+        way_out = (
+            f"halt and surface: the sealed region ({len(sealed)} "
+            f"{'entry' if len(sealed) == 1 else 'entries'}, {ctx.sealed_cost} tokens) is "
+            "what no pass may touch: a person consolidates it, or the budget goes up"
+        )
+    else:
+        way_out = "halt and surface: the budget is below zero"
+    way_out += _budget_advice(ctx, fits_at)
+    plan = ctx.make(
         ctx.pad.entries,
         (),
         SEALED_OVER_BUDGET,
         f"the sealed region alone costs {ctx.sealed_cost} tokens, over the budget of "
         f"{ctx.budget}; compaction never drops sealed entries",
-        f"halt and surface: raise the budget to at least {ctx.sealed_cost} (--budget), or "
-        "have a person consolidate the sealed region",
+        way_out,
     )
+    return replace(plan, fits_at=fits_at)
 
 
-def _strict(ctx: _Ctx, now: datetime) -> Plan:
+def _budget_advice(ctx: _Ctx, fits_at: int | None) -> str:
+    """The part of a way out that names a budget at which a pass goes through."""
+    if fits_at is None:
+        return ""
+    seed = " --policy seed" if ctx.policy == "seed" else ""
+    check = f"padtui check PATH --budget {fits_at}{seed}"
+    if fits_at >= ctx.total:
+        return (
+            f"; below the pad's own size no {ctx.policy} pass goes through: at a budget of "
+            f"{fits_at} nothing is dropped: {check}"
+        )
+    return f"; at a budget of {fits_at} a {ctx.policy} pass goes through: {check}"
+
+
+# How a loss record's text names what it drops, most detailed first. The record's ``drops``
+# field lists every dropped entry's label whatever the text says, and the audit of the next
+# version reads it; but a Markdown pad has nowhere to keep that field, so there the text
+# itself must name each entry (by its id, or by a quote of its text) for the loss to stay
+# declared: the ranges and counts are for formats that keep the field (JSON, JSONL).
+EACH = "each"  # every entry: its label, kind, tokens, and a quote when it has no id
+NAMES = "names"  # per kind: how many, then each one's id or a short quote of it
+RANGES = "ranges"  # per kind: how many, their ids and ranges of #N labels (across the kinds,
+# once, when the kinds take turns)
+COUNTS = "counts"  # per kind: how many
+RECORD_FORMS = (EACH, NAMES, RANGES, COUNTS)
+TEXT_FORMS = (EACH, NAMES)  # the forms whose text alone declares every entry
+FIELD_FORMATS = frozenset({"json", "jsonl"})  # formats that write a record's drops back
+
+
+def record_forms(fmt: str | None) -> tuple[str, ...]:
+    """The forms a strict pass may write its record in, for a pad written back in ``fmt``
+    (``None``: not known, so the text must declare)."""
+    return RECORD_FORMS if fmt in FIELD_FORMATS else TEXT_FORMS
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """Where the passes of one record form settled: a refusal, a fit, or a stable pass."""
+
+    form: str
+    p: _Pass | None = None  # None: the pad fits, nothing to drop
+    code: str | None = None
+    head: str = ""
+    parts: tuple[str, ...] = ()
+    cost: int = 0  # the record's tokens
+    dropped_tokens: int = 0
+
+    @property
+    def refused(self) -> bool:
+        return self.code is not None
+
+
+class _Strict:
+    """The strict policy's passes over one pad, for one budget."""
+
+    def __init__(self, ctx: _Ctx, now: datetime) -> None:
+        self.ctx, self.now = ctx, now
+        self.sealed_cost = ctx.sealed_cost
+        self.first_fit = _FirstFit(ctx.pad.rewritable, ctx.costs)
+        self.protected = {e.index for e in ctx.pad.rewritable if e.protected}
+        self.names: dict[int, str] = {}  # each dropped entry's part of an "each" record
+        self.quotes: dict[int, str] = {}  # and its name in a "names" record
+
+    def at(self, ctx: _Ctx) -> _Strict:
+        """The same passes for another budget (``ctx``), sharing what does not depend on it."""
+        other = copy(self)
+        other.ctx = ctx
+        return other
+
+    def goes_through(self) -> bool:
+        """Is some pass not refused? (The policy takes one then: the same question as
+        ``outcome().refused``, answered by the smallest records first.)"""
+        if self.sealed_cost > self.ctx.budget:
+            return False
+        return any(not self.settle(f).refused for f in reversed(self.ctx.forms))
+
+    def room(self, reserve: int) -> int:
+        return self.ctx.budget - self.sealed_cost - reserve
+
+    def parts(self, form: str, dropped: Sequence[Entry]) -> tuple[str, ...]:
+        costs = self.ctx.costs
+        if form == EACH:
+            for e in dropped:
+                if e.index not in self.names:
+                    self.names[e.index] = _record_name(e, costs[e.index])
+            return tuple(self.names[e.index] for e in dropped)
+        return _group_parts(dropped, costs, form, self.name)
+
+    def name(self, e: Entry) -> str:
+        got = self.quotes.get(e.index)
+        if got is None:
+            got = self.quotes[e.index] = _name(e)
+        return got
+
+    def settle(self, form: str) -> _Outcome:
+        """Passes with this form of record, each leaving room for the last one's record,
+        until the record of a pass fits the room it was given."""
+        ctx = self.ctx
+        reserve = 0
+        while True:
+            p = self.first_fit(self.room(reserve))
+            if not p.dropped:
+                return _Outcome(form)
+            if not self.protected.isdisjoint(p.dropped):
+                return _Outcome(form, p, PROTECTED_KIND_WOULD_DROP)
+            dropped = ctx.entries(p.dropped)
+            head = _record_head(dropped, ctx.costs, ctx.budget, self.now)
+            parts = self.parts(form, dropped)
+            cost = record_cost(ctx.counter, head, parts)
+            if self.sealed_cost + cost > ctx.budget:
+                return _Outcome(form, p, RECORD_WOULD_NOT_FIT, head, parts, cost)
+            if cost <= reserve:
+                lost = sum(ctx.costs[i] for i in p.dropped)
+                return _Outcome(form, p, None, head, parts, cost, lost)
+            reserve = cost  # grows strictly and is bounded by the budget, so this ends
+
+    def outcome(self) -> _Outcome:
+        """The pass the policy takes.
+
+        Each form of record but the counts settles its own pass (first fit is not monotone
+        in its room: a smaller record may keep a bigger entry and drop two small ones); of
+        those that go through, the one that drops the fewest tokens is taken, the more
+        detailed on a tie. The counts are the last resort, when no pass that names its
+        entries fits. The text is then told in the most detailed form that keeps exactly
+        the same entries: detail is written when it costs no entry.
+        """
+        forms = self.ctx.forms
+        tried = [self.settle(f) for f in forms if f != COUNTS]
+        passed = [o for o in tried if not o.refused]
+        if not passed and COUNTS in forms:
+            tried.append(self.settle(COUNTS))
+            passed = [o for o in tried[-1:] if not o.refused]
+        if not passed:
+            return tried[-1]  # the refusal of the smallest record any pass could have
+        got = min(passed, key=lambda o: (o.dropped_tokens, forms.index(o.form)))
+        if got.p is None:
+            return got
+        dropped = self.ctx.entries(got.p.dropped)
+        for form in forms[: forms.index(got.form)]:
+            parts = self.parts(form, dropped)
+            cost = record_cost(self.ctx.counter, got.head, parts)
+            if self.sealed_cost + cost > self.ctx.budget:
+                continue
+            if self.first_fit(self.room(cost)).dropped == got.p.dropped:
+                return replace(got, form=form, parts=parts, cost=cost)
+        return got
+
+
+def _strict(ctx: _Ctx, now: datetime, advise: bool = True) -> Plan:
     pad, budget = ctx.pad, ctx.budget
     sealed_cost = ctx.sealed_cost
     if sealed_cost > budget:
-        return _sealed_over(ctx)
-    first_fit = _FirstFit(pad.rewritable, ctx.costs)
-    protected = {e.index for e in pad.rewritable if e.protected}
-    names: dict[int, str] = {}  # each dropped entry's part of the record, written once
-    reserve = 0
-    while True:
-        p = first_fit(budget - sealed_cost - reserve)
-        if not p.dropped:
-            return ctx.make(pad.entries, ())
-        dropped = ctx.entries(p.dropped)
-        if not protected.isdisjoint(p.dropped):
-            lost = [e for e in dropped if e.protected]
-            names_lost = " ".join(e.label for e in lost)
-            return ctx.make(
-                _kept(pad, p),
-                dropped,
-                PROTECTED_KIND_WOULD_DROP,
-                f"this pass would drop {_describe(lost)}: constraints, negative facts and "
-                "loss records cannot be rebuilt from the plan",
-                "externalize them into the sealed region first: padtui externalize PATH "
-                + names_lost,
+        return _sealed_over(ctx, _fits_at(ctx, now) if advise else None)
+    got = _Strict(ctx, now).outcome()
+    if got.p is None:
+        return ctx.make(pad.entries, ())
+    kept, dropped = _kept(pad, got.p), ctx.entries(got.p.dropped)
+    if got.code == PROTECTED_KIND_WOULD_DROP:
+        lost = [e for e in dropped if e.protected]
+        way_out = "externalize them into the sealed region first: padtui externalize PATH " + (
+            _shell_words(lost)
+        )
+        sealed_then = sealed_cost + sum(ctx.costs[e.index] for e in lost)
+        if sealed_then > budget:
+            way_out += (
+                f" (sealed, they make the sealed region {sealed_then} tokens, over the budget "
+                f"of {budget}: raise the budget too)"
             )
-        for e in dropped:
-            if e.index not in names:
-                names[e.index] = _record_name(e, ctx.costs[e.index])
-        head = _record_head(dropped, ctx.costs, budget, now)
-        parts = [names[e.index] for e in dropped]
-        cost = record_cost(ctx.counter, head, parts)
-        if sealed_cost + cost > budget:
-            return ctx.make(
-                _kept(pad, p),
-                dropped,
-                RECORD_WOULD_NOT_FIT,
-                f"the pass cannot afford the record of its own loss: sealed "
-                f"{sealed_cost} + loss record {cost} tokens > budget {budget}",
-                "halt and surface: raise the budget, or have a person consolidate the "
-                "sealed region",
+        return ctx.make(
+            kept,
+            dropped,
+            PROTECTED_KIND_WOULD_DROP,
+            f"this pass would drop {_describe(lost)}: constraints, negative facts and "
+            "loss records cannot be rebuilt from the plan",
+            way_out,
+        )
+    if got.code == RECORD_WOULD_NOT_FIT:
+        fits_at = _fits_at(ctx, now) if advise else None
+        n = len(dropped)
+        way_out = (
+            f"halt and surface: a record of the {n} {'entry' if n == 1 else 'entries'} this "
+            f"pass drops needs {got.cost} tokens"
+        )
+        if got.form in TEXT_FORMS and COUNTS not in ctx.forms:
+            way_out += " (this format keeps no drops field: its text names each entry)"
+        way_out += _budget_advice(ctx, fits_at)
+        if pad.sealed and got.cost <= budget:
+            short = sealed_cost + got.cost - budget
+            way_out += (
+                f"; or a person consolidates the sealed region ({len(pad.sealed)} "
+                f"{'entry' if len(pad.sealed) == 1 else 'entries'}, {sealed_cost} tokens) "
+                f"by {short} tokens"
             )
-        if cost <= reserve:
-            record = _record_entry(pad, dropped, head + "; ".join(parts), now)
-            return ctx.make(_kept(pad, p), dropped, record=record, record_tokens=cost)
-        reserve = cost  # grows strictly and is bounded by the budget, so this ends
+        plan = ctx.make(
+            kept,
+            dropped,
+            RECORD_WOULD_NOT_FIT,
+            f"the pass cannot afford the record of its own loss: sealed "
+            f"{sealed_cost} + loss record {got.cost} tokens > budget {budget}",
+            way_out,
+            record_tokens=0,
+        )
+        return replace(plan, fits_at=fits_at)
+    record = _record_entry(pad, dropped, got.head + "; ".join(got.parts), now)
+    plan = ctx.make(kept, dropped, record=record, record_tokens=got.cost)
+    return replace(plan, record_form=got.form)
+
+
+def _fits_at(ctx: _Ctx, now: datetime | None = None) -> int | None:
+    """A budget at which a pass of the policy goes through, for a pad it refuses at
+    ``ctx.budget``: found by bisecting between that budget and the pad's whole cost, where
+    nothing is dropped (what is returned was tried, or is that whole cost)."""
+    lo, hi = ctx.budget, ctx.total
+    if hi <= lo:
+        return None  # (a pad refused although it is within budget: nothing to advise)
+    strict = _Strict(ctx, now or datetime.now(UTC))  # (its first fit serves every budget)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        at = replace(ctx, budget=mid)
+        if ctx.policy == "seed":
+            through = not _seed(at, False).refused
+        else:
+            through = strict.at(at).goes_through()
+        if through:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _kept(pad: Pad, p: _Pass) -> tuple[Entry, ...]:
@@ -396,8 +718,13 @@ def _kept(pad: Pad, p: _Pass) -> tuple[Entry, ...]:
     return tuple(e for e in pad.entries if e.index not in gone)
 
 
+def kind_words(kind: str) -> str:
+    """A kind as words: ``negative fact``, ``user preferences`` (a Markdown heading's slug)."""
+    return " ".join(kind.replace("_", " ").split()) or "(no kind)"
+
+
 def _describe(entries: Sequence[Entry]) -> str:
-    return ", ".join(f"{e.kind.replace('_', ' ')} {e.label}" for e in entries)
+    return ", ".join(f"{kind_words(e.kind)} {e.label}" for e in entries)
 
 
 def _quote(text: str, words: int = 6) -> str:
@@ -406,19 +733,167 @@ def _quote(text: str, words: int = 6) -> str:
     return f'"{short}{"..." if len(parts) > words else ""}"'
 
 
+_PLURAL_KINDS = {
+    "constraint": "constraints",
+    "negative_fact": "negative facts",
+    "loss_record": "loss records",
+    "plan": "plans",
+    "note": "notes",
+    "hypothesis": "hypotheses",
+}
+
+
+def _kind_token(kind: str) -> str:
+    """A kind as a record writes it: one word (``user_preferences``, as a Markdown heading's
+    kind is), never the heading's own words. The audit takes a record that says a section's
+    title ("removed the Session Notes section") to declare every entry under it, in this
+    rewrite and in every later one: a record of some entries must not say it."""
+    return "_".join(kind.split()) or "(no kind)"
+
+
+def _group_phrase(kind: str, group: Sequence[Entry]) -> str:
+    """``8 notes``, ``1 plan``, ``3 user_preferences entries``: what a group is."""
+    n = len(group)
+    if kind in _PLURAL_KINDS:
+        return f"{n} {kind_words(kind) if n == 1 else _PLURAL_KINDS[kind]}"
+    return f"{n} {_kind_token(kind)} {'entry' if n == 1 else 'entries'}"
+
+
+def _id_word(eid: str) -> str:
+    """An id as a record writes it: quoted when it is a bare number or a single character
+    (the audit does not take "12" in a record for the id 12, a count as often as not)."""
+    return f'"{eid}"' if eid.isdigit() or len(eid) < 2 else eid
+
+
+def _labels(group: Sequence[Entry]) -> list[str]:
+    """The group's ids, and its ``#N`` labels with runs of neighbours as one range."""
+    out: list[str] = []
+    run: list[int] = []
+
+    def close() -> None:
+        if run:
+            out.append(f"#{run[0]}" if len(run) == 1 else f"#{run[0]}\u2013#{run[-1]}")
+            run.clear()
+
+    for e in group:
+        if e.id is not None:
+            close()
+            out.append(_id_word(e.id))
+        elif run and e.index == run[-1] + 1:
+            run.append(e.index)
+        else:
+            close()
+            run.append(e.index)
+    close()
+    return out
+
+
+_WHOLE = 12  # a text this short is quoted whole
+_SHORT = 8  # else its first words, at least this many characters (what the audit matches)
+
+
+def short_quote(text: str) -> str:
+    """The shortest quote of a text by which the audit recognises it: the whole text when
+    it is short, else its first words (at least 8 characters) and an ellipsis; a text
+    without spaces there is cut after 8 characters. White space is folded (the audit
+    folds it, and case)."""
+    flat = " ".join(text.split())
+    if len(flat) <= _WHOLE:
+        return f'"{flat}"'
+    cut = flat.find(" ", _SHORT)
+    if cut == -1 or cut > 2 * _SHORT:
+        cut = _SHORT
+        if flat[cut - 1] == " ":
+            cut += 1  # a quote ends on a character, not on white space
+    while cut < len(flat) and flat[cut] in ".\u2026":
+        cut += 1  # the quote's ellipsis must not read as the text's own dots
+    if cut >= len(flat):
+        return f'"{flat}"'
+    return f'"{flat[:cut]}..."'
+
+
+def _name(e: Entry) -> str:
+    """An entry as a record of names names it: its id, else a short quote of its text (a
+    blank text, which holds no claim to lose, by its label)."""
+    if e.id is not None:
+        return _id_word(e.id)
+    return short_quote(e.text) if e.text.split() else e.label
+
+
+def _group_parts(
+    dropped: Sequence[Entry],
+    costs: Mapping[int, int],
+    form: str,
+    name: Callable[[Entry], str] | None = None,
+) -> tuple[str, ...]:
+    """One part per kind dropped, in the order the kinds first appear (``name``: how the
+    names form names an entry, ``_name`` by default)."""
+    name = name or _name
+    groups: dict[str, list[Entry]] = {}
+    for e in dropped:
+        groups.setdefault(e.kind, []).append(e)
+    labels = {kind: _labels(group) for kind, group in groups.items()} if form == RANGES else {}
+    listed = (
+        {kind: [name(e) for e in group] for kind, group in groups.items()}
+        if form == NAMES
+        else labels
+    )
+    # kinds that take turns (a JSON pad's plans and notes) cut each other's runs: when runs
+    # across the kinds halve the labels, they are given once for all of them
+    across = _labels(dropped) if len(groups) > 1 and form == RANGES else []
+    together = bool(across) and 2 * len(across) < sum(map(len, labels.values()))
+    parts: list[str] = []
+    for kind, group in groups.items():
+        phrase = _group_phrase(kind, group)
+        tail = f", {sum(costs[e.index] for e in group)} tokens" if len(groups) > 1 else ""
+        if kind in listed and not together:
+            parts.append(_Part(f"{phrase} (", listed[kind], f"){tail}"))
+        else:
+            parts.append(phrase + tail)
+    if together:
+        parts.append(_Part("entries ", across, ""))
+    return tuple(parts)
+
+
+class _Part(str):
+    """A part of a record's text that lists items (``before`` + ``a, b, c`` + ``after``),
+    with its pieces: cut after each ``", "`` (a mark followed by a space: a piece boundary of
+    the encodings ``record_cost`` cuts), so a part listing thousands of items is counted
+    item by item, each item's cost cached."""
+
+    pieces: tuple[str, ...]
+
+    def __new__(cls, before: str, items: Sequence[str], after: str) -> _Part:
+        part = super().__new__(cls, before + ", ".join(items) + after)
+        cut = [f"{item}," for item in items[:-1]] + list(items[-1:]) or [""]  # a, b, c
+        cut = [cut[0], *(" " + piece for piece in cut[1:])]  # "a,", " b,", " c"
+        cut[0] = before + cut[0]
+        cut[-1] += after
+        part.pieces = tuple(cut)
+        return part
+
+
 def loss_record(
     pad: Pad,
     dropped: Sequence[Entry],
     costs: Mapping[int, int],
     budget: int,
     now: datetime,
+    form: str = EACH,
 ) -> Entry:
     """The sealed loss record a strict pass appends: what it dropped, and when.
 
-    Entries with an id are named by it; those without are named by position and quoted,
-    so that an audit of the next version can recognise what the record declares.
+    In the ``each`` form, entries with an id are named by it, those without by position and
+    a quote, so that an audit of the next version can recognise what the record declares;
+    the ``ranges`` and ``counts`` forms group them by kind. In every form the record's
+    ``drops`` field lists every dropped entry's label.
     """
-    parts = [_record_name(e, costs[e.index]) for e in dropped]
+    if form == EACH:
+        parts: Sequence[str] = [_record_name(e, costs[e.index]) for e in dropped]
+    elif form in RECORD_FORMS:
+        parts = _group_parts(dropped, costs, form)
+    else:
+        raise ValueError(f"unknown record form {form!r}; choose one of {RECORD_FORMS}")
     return _record_entry(
         pad, dropped, _record_head(dropped, costs, budget, now) + "; ".join(parts), now
     )
@@ -436,7 +911,7 @@ def _record_head(
 
 
 def _record_name(e: Entry, cost: int) -> str:
-    name = f"{e.label} ({e.kind}, {cost} tokens"
+    name = f"{e.label if e.id is None else _id_word(e.id)} ({_kind_token(e.kind)}, {cost} tokens"
     return name + (")" if e.id is not None else f", {_quote(e.text)})")
 
 
@@ -466,5 +941,11 @@ def record_cost(counter: TokenCounter, head: str, parts: Sequence[str]) -> int:
     otherwise be tokenized whole on every pass)."""
     if counter.encoding not in _CUTS_AFTER_MARKS or not head.endswith(": ") or not parts:
         return counter.count(head + "; ".join(parts))
-    pieces = [head[:-1], *(f" {part};" for part in parts[:-1]), " " + parts[-1]]
+    pieces = [head[:-1]]
+    for i, part in enumerate(parts):
+        cut = list(part.pieces) if isinstance(part, _Part) else [str(part)]
+        cut[0] = " " + cut[0]
+        if i < len(parts) - 1:
+            cut[-1] += ";"
+        pieces += cut
     return sum(counter.count_many(pieces))

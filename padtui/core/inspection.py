@@ -220,6 +220,8 @@ class Inspection:
             self.policy,
             self.counter,
             now=self.clock(),
+            fmt=self.current.pad_file.layout.format,
+            rule_map=self.rule_map,
         )
         self.step = len(self.trial.dropped)
         return self.trial

@@ -144,7 +144,8 @@ class ScriptedAgent:
             write = write_pad(self.path, doc, self.mode) if _changed(step) else None
             if write is not None and on_write is not None:
                 on_write(write)
-            trial = plan(load(self.path).pad, policy=step.compact)
+            pad_file = load(self.path)
+            trial = plan(pad_file.pad, policy=step.compact, fmt=pad_file.layout.format)
             if trial.refused:
                 self.halted = StepResult(number, step.say, trial)
                 return self.halted

@@ -4,13 +4,27 @@ from __future__ import annotations
 
 import re
 
-# C0 controls but tab and newline, DEL, and C1 controls: none of them may reach a terminal.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 controls but tab and newline, DEL, and C1 controls: none of them may reach a terminal;
+# nor may the bidirectional controls (embeddings, overrides, isolates, marks), which reorder
+# what a terminal shows after them ("Trojan Source")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean(text: str) -> str:
-    """The text with every control character but newline and tab removed."""
+    """The text with every control character but newline and tab removed, bidirectional
+    controls included."""
     return _CONTROLS.sub("", text)
+
+
+def escape_controls(json_text: str) -> str:
+    """JSON text with the control characters ``json.dumps`` leaves as they are (DEL, C1,
+    the bidirectional controls) written as ``\\uXXXX`` escapes: the same JSON value, and no
+    such character reaches a terminal. (They occur only inside strings, where an escape
+    means the same character.)"""
+    return _UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+
+
+_UNESCAPED = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def one_line(text: str, width: int | None = None) -> str:

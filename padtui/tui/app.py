@@ -20,13 +20,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from padtui.core import store
-from padtui.core.compaction import Plan
+from padtui.core.compaction import Plan, RuleAtRisk
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
 from padtui.core.inspection import Inspection, Observed
 from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
-from padtui.core.text import clean
+from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled, watch_pad
 from padtui.tui.concept import ConceptScreen
 from padtui.tui.screens import (
@@ -36,6 +36,9 @@ from padtui.tui.screens import (
     HelpScreen,
     HistoryScreen,
     RefusalScreen,
+    RulesScreen,
+    WayOut,
+    way_out,
 )
 from padtui.tui.widgets import BudgetGauge, EntryPane, Row, StatusLine
 
@@ -49,6 +52,10 @@ VERDICT_STYLES = {
 }
 
 
+# a trial of a pad of up to this many entries finds its rules at risk at once (a few tenths
+# of a second at most); a larger one in a thread, the screen showing them when found
+RULES_AT_ONCE = 2000
+
 PAD_ACTIONS = frozenset(
     {
         "trial",
@@ -61,6 +68,7 @@ PAD_ACTIONS = frozenset(
         "budget_up",
         "budget_set",
         "switch_policy",
+        "rules",
     }
 )
 
@@ -119,6 +127,14 @@ class PadApp(App[int]):
         Binding("b", "budget_set", "Budget", id="budget.set", tooltip="Type a budget"),
         Binding("s", "switch_policy", "Policy", id="policy", tooltip="Switch policy strict / seed"),
         Binding(
+            "u",
+            "rules",
+            "Rules at risk",
+            id="rules",
+            show=False,
+            tooltip="Every unsealed rule a pass may drop, those the trial drops first",
+        ),
+        Binding(
             "h",
             "history",
             "History",
@@ -176,6 +192,8 @@ class PadApp(App[int]):
         self.watching = watch
         self.ready = asyncio.Event()  # the first reading is on screen
         self.watch_armed = asyncio.Event()  # from now on, every write to the pad is seen
+        self._rules_found: Plan | None = None  # the trial whose rules at risk are known
+        self._rules_sought: Plan | None = None  # the trial a worker finds them for
 
     def notify(
         self,
@@ -371,6 +389,9 @@ class PadApp(App[int]):
         dropped = {e.index for e in insp.previewed_drops}
         focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
         flagged = self._flagged()
+        rules: dict[int, int] = {}  # in a trial: each entry's rules at risk
+        for r in self._rules(insp.trial) or () if insp.trial is not None else ():
+            rules[r.entry.index] = rules.get(r.entry.index, 0) + 1
         sealed_rows: list[Row] = []
         rewritable_rows: list[Row] = []
         for e, cost in zip(pad.entries, costs, strict=True):
@@ -381,6 +402,7 @@ class PadApp(App[int]):
                 dropped=e.index in dropped,
                 focus=e.index == focus,
                 finding=flagged.get(e.id) if e.id is not None else None,
+                rules=rules.get(e.index, 0),
             )
             (sealed_rows if e.sealed else rewritable_rows).append(row)
         trial = insp.trial
@@ -455,8 +477,10 @@ class PadApp(App[int]):
             line.append(f" refused {trial.code} ", style="bold white on red")
             line.append(f"  {clean(trial.message)}")
             if trial.way_out:
-                line.append(f"  way out: {clean(trial.way_out_for(insp.path) or '')}", style="bold")
+                way = way_out(trial, insp.path, self.pad_format)
+                line.append(f"  way out: {one_line(way)}", style="bold")
             line.append("  (c explains)", style="dim")
+            line.append_text(self._rules_line(trial))
             return line
         line.append(f" {trial.verdict} ", style="bold black on green")
         line.append(
@@ -466,6 +490,49 @@ class PadApp(App[int]):
         )
         if trial.dropped:
             line.append("  n/p step · c commit · esc leave", style="dim")
+        line.append_text(self._rules_line(trial))
+        over = trial.over_dropping_line()
+        if over is not None:
+            line.append("\n" + one_line(over), style="yellow")
+        return line
+
+    def _rules(self, trial: Plan) -> tuple[RuleAtRisk, ...] | None:
+        """The trial's rules at risk, or None while a thread still looks for them."""
+        if len(trial.source.entries) <= RULES_AT_ONCE or self._rules_found is trial:
+            return trial.rules_at_risk
+        if self._rules_sought is not trial:
+            self._rules_sought = trial
+            self.find_rules(trial)
+        return None
+
+    @work(exclusive=True, group="rules", thread=True)
+    def find_rules(self, trial: Plan) -> None:
+        trial.rules_at_risk  # noqa: B018 (found once, kept by the plan)
+        self.call_from_thread(self._rules_ready, trial)
+
+    def _rules_ready(self, trial: Plan) -> None:
+        self._rules_found = trial
+        if self.inspection.trial is trial:
+            self.refresh_view()
+
+    def _rules_line(self, trial: Plan) -> Text:
+        """The rules at risk, and how many of them the preview drops."""
+        rules = self._rules(trial)
+        line = Text()
+        if rules is None:
+            return line.append("\n⚑ looking for the rules at risk…", style="dim")
+        if not rules:
+            return line
+        gone = {e.index for e in self.inspection.previewed_drops}
+        dropped = sum(r.entry.index in gone for r in rules)
+        line.append("\n")
+        line.append(
+            f"⚑ {len(rules)} rule{'s' if len(rules) > 1 else ''} at risk (unsealed)",
+            style="yellow",
+        )
+        if dropped:
+            line.append(f" · {dropped} dropped by this pass", style="bold red")
+        line.append("  u lists them", style="dim")
         return line
 
     # --- actions -------------------------------------------------------------------------
@@ -505,7 +572,10 @@ class PadApp(App[int]):
         trial = insp.trial or insp.start_trial()
         self.refresh_view()
         if trial.refused:
-            self.push_screen(RefusalScreen(trial), partial(self._after_refusal, trial))
+            self.push_screen(
+                RefusalScreen(trial, insp.path, self.pad_format),
+                partial(self._after_refusal, trial),
+            )
         elif not trial.dropped:
             self.notify("The pad fits its budget: nothing to commit.")
         else:
@@ -529,9 +599,23 @@ class PadApp(App[int]):
             self.refresh_view()
             self.write_commit(snapshot, trial)
 
-    def _after_refusal(self, trial: Plan, labels: str | None) -> None:
-        if labels and self._still_open(trial):
-            self.write_externalize(self.inspection.current.snapshot, labels.split())
+    def _after_refusal(self, trial: Plan, choice: WayOut | None) -> None:
+        if choice is None or not self._still_open(trial):
+            return
+        if choice.externalize:
+            self.write_externalize(self.inspection.current.snapshot, list(choice.externalize))
+        elif choice.budget is not None:
+            self.inspection.set_budget(choice.budget)  # (the trial is made again at it)
+            self.notify(f"budget {choice.budget}: the trial again")
+            self.refresh_view()
+
+    def action_rules(self) -> None:
+        insp = self.inspection
+        if not self._need_version():
+            return
+        trial = insp.trial or insp.start_trial()
+        self.refresh_view()
+        self.push_screen(RulesScreen(trial, {e.index for e in insp.previewed_drops}))
 
     def action_externalize(self) -> None:
         if not self._need_version():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,8 +15,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, OptionList, Sparkline, Static
 from textual.widgets.option_list import Option
 
+from padtui.core import letta
 from padtui.core.audit import Finding
-from padtui.core.compaction import Plan
+from padtui.core.compaction import Plan, RuleAtRisk
 from padtui.core.inspection import Alarm, Version
 from padtui.core.text import clean, one_line
 from padtui.tui.widgets import PagedList
@@ -43,6 +45,26 @@ REFUSALS = {
         "loss record exists to make the loss declarable. None does: externalize first."
     ),
 }
+
+
+def way_out(plan: Plan, path: str, fmt: str | None = None) -> str:
+    """The way out of a refusal, as the command line gives it (a Letta agent file's too)."""
+    if letta.is_agent_file(path, fmt):
+        return letta.way_out(plan, path) or ""
+    return plan.way_out_for(path) or ""
+
+
+def rule_line(r: RuleAtRisk, dropped: bool | None = None) -> Text:
+    """A rule at risk on one line: ✗ when the pass drops it, its entry, kind, heading, text."""
+    gone = r.dropped if dropped is None else dropped
+    line = Text()
+    line.append("✗ " if gone else "  ", style="bold red")
+    line.append(f"{one_line(r.entry.label, 24)}  ", style="bold")
+    line.append(f"{r.kind:<13} ", style="yellow" if gone else "dim")
+    if r.where:
+        line.append(f"{one_line(r.where, 32)}: ", style="cyan")
+    line.append(one_line(r.text, 200))
+    return line
 
 
 def _finding_text(f: Finding) -> Text:
@@ -89,12 +111,23 @@ class CommitScreen(ModalScreen[bool]):
                 style="green",
             )
             diff.append(one_line(p.loss_record.text, 400) + "\n", style="green")
+        lost = [r for r in p.rules_at_risk if r.dropped]
+        if lost:
+            diff.append(f"\nRules this commit drops ({len(lost)}):\n", style="bold red")
+            for r in lost:
+                diff.append_text(rule_line(r))
+                diff.append("\n")
         with Vertical(id="dialog"):
-            yield Static(Text(f"Commit this compaction to {self.path}?", style="bold"))
+            yield Static(Text(f"Commit this compaction to {clean(self.path)}?", style="bold"))
             yield Static(
                 Text(
                     f"{p.tokens_total} → {p.tokens_after} tokens of {p.budget}; "
                     f"claims {p.claims_before} → {p.claims_after}"
+                    + (
+                        f"; drops {len(lost)} of {len(p.rules_at_risk)} rules at risk"
+                        if lost
+                        else ""
+                    )
                 )
             )
             with VerticalScroll(id="diff"):
@@ -112,8 +145,53 @@ class CommitScreen(ModalScreen[bool]):
         self.dismiss(False)
 
 
-class RefusalScreen(ModalScreen[str | None]):
-    """A refused plan: the code, what it means, and the way out."""
+@dataclass(frozen=True)
+class WayOut:
+    """What the person chose in a refusal: seal these entries, or try this budget."""
+
+    externalize: tuple[str, ...] = ()
+    budget: int | None = None
+
+
+class RulesScreen(ModalScreen[None]):
+    """Every rule in an unsealed entry (a pass may drop it), those the trial drops first."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,u", "close", "Close", id="rules.close", tooltip="Back to the pad"),
+    ]
+
+    def __init__(self, plan: Plan, dropped: set[int] | None = None) -> None:
+        super().__init__()
+        self.plan = plan
+        # the drops the preview shows (the stepper may be part way): default, all of them
+        self.dropped = {e.index for e in plan.dropped} if dropped is None else dropped
+
+    def compose(self) -> ComposeResult:
+        rules = self.plan.rules_at_risk
+        gone = [r for r in rules if r.entry.index in self.dropped]
+        head = Text(f"Rules at risk ({len(rules)})", style="bold")
+        if rules:
+            head.append(
+                f" · in unsealed entries, a pass may drop them; this one drops {len(gone)} (✗)"
+                " · esc: back"
+            )
+        else:
+            head.append(" · none found in unsealed entries · esc: back")
+        order = sorted(rules, key=lambda r: r.entry.index not in self.dropped)
+        with Vertical(id="dialog", classes="wide"):
+            yield Static(head)
+            yield PagedList(
+                *(Option(rule_line(r, r.entry.index in self.dropped)) for r in order),
+                id="rules",
+            )
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class RefusalScreen(ModalScreen[WayOut | None]):
+    """A refused plan: the code, what it means, and the way out (the command a shell would
+    run, and what the inspector does for it: externalize, or a budget that goes through)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="refusal.close", tooltip="Back to the pad"),
@@ -125,14 +203,25 @@ class RefusalScreen(ModalScreen[str | None]):
             id="refusal.externalize",
             tooltip="Seal the protected entries the pass would drop",
         ),
+        Binding(
+            "b",
+            "budget",
+            "Budget",
+            id="refusal.budget",
+            tooltip="Trial again at a budget where a pass goes through",
+        ),
     ]
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, path: str = "PATH", fmt: str | None = None) -> None:
         super().__init__()
         self.plan = plan
+        self.path = path
+        self.fmt = fmt  # --format, when the pad is read as a format its name does not say
 
     @property
     def protected(self) -> list[str]:
+        if self.plan.code not in ("PROTECTED_KIND_WOULD_DROP", "NO_LOSS_RECORD"):
+            return []
         return [e.label for e in self.plan.dropped if e.protected and not e.sealed]
 
     def compose(self) -> ComposeResult:
@@ -143,20 +232,17 @@ class RefusalScreen(ModalScreen[str | None]):
             yield Static(Text(clean(p.message)))
             yield Static(Text(REFUSALS.get(code, "")), classes="explain")
             if p.way_out:
-                yield Static(
-                    Text(
-                        "Way out: "
-                        + clean(p.way_out).replace("padtui ", "", 1).replace(" PATH", ""),
-                        style="bold",
-                    )
-                )
+                way = way_out(p, self.path, self.fmt)
+                yield Static(Text("Way out: " + one_line(way), style="bold"))
             with Horizontal(classes="buttons"):
-                if self.protected and code in ("PROTECTED_KIND_WOULD_DROP", "NO_LOSS_RECORD"):
+                if self.protected:
                     yield Button(  # ids are pad text: a Text, never parsed as markup
                         Text(f"Externalize {clean(', '.join(self.protected))} (x)"),
                         variant="warning",
                         id="externalize",
                     )
+                if p.fits_at is not None:
+                    yield Button(f"Trial at budget {p.fits_at} (b)", id="budget")
                 yield Button("Close (esc)", id="close")
 
     def action_why(self) -> None:
@@ -169,7 +255,12 @@ class RefusalScreen(ModalScreen[str | None]):
     @on(Button.Pressed, "#externalize")
     def action_externalize(self) -> None:
         if self.protected:
-            self.dismiss(" ".join(self.protected))
+            self.dismiss(WayOut(externalize=tuple(self.protected)))
+
+    @on(Button.Pressed, "#budget")
+    def action_budget(self) -> None:
+        if self.plan.fits_at is not None:
+            self.dismiss(WayOut(budget=self.plan.fits_at))
 
     @on(Button.Pressed, "#close")
     def action_close(self) -> None:
@@ -367,10 +458,13 @@ Every version the file goes through is audited against the one before: a declare
 weakened, a sealed entry touched, a loss record evicted). Corruption rings the bell.
 
 Keys
-  t        trial a compaction (drops struck through, the loss record shown as pending)
+  t        trial a compaction (drops struck through, the loss record shown as pending,
+           ⚑ on entries that hold rules a pass may drop)
   n / p    step the trial one drop forward / back
+  u        rules at risk: every unsealed rule, those the trial drops first
   escape   leave the trial
-  c        commit the trial (a confirmation shows the diff; a refusal explains the way out)
+  c        commit the trial (a confirmation shows the diff and the rules it drops; a refusal
+           explains the way out: x externalizes, b trials at a budget that goes through)
   x        externalize the selected entry (seal a constraint, negative fact or loss record)
   [ / ]    budget down / up 10 %      b  type a budget
   s        switch policy strict / seed

@@ -47,6 +47,7 @@ class Row:
     pending: bool = False  # the trial would append it (the loss record)
     focus: bool = False  # the drop the stepper is on
     finding: str | None = None  # a critical finding of the last rewrite that names it
+    rules: int = 0  # in a trial: the rules in it, unsealed, that a pass may drop
 
 
 def _head(row: Row) -> list[tuple[str, str]]:
@@ -61,6 +62,12 @@ def _head(row: Row) -> list[tuple[str, str]]:
         pieces.append((f"  ✖ {row.finding}", "bold white on red"))
     if row.hazard:
         pieces.append(("  unsealed: compaction may drop it", "red"))
+    if row.rules:
+        what = f"{row.rules} rule{'s' if row.rules > 1 else ''}"
+        if row.dropped:
+            pieces.append((f"  ⚑ {what} dropped", "bold red"))
+        else:
+            pieces.append((f"  ⚑ {what} at risk", "yellow"))
     if row.pending:
         pieces.append(("  + pending loss record", "bold green"))
     if row.dropped:

@@ -95,9 +95,12 @@ def test_compactable_pad_gets_a_loss_record_within_budget(capsys):
     code, report = run_json(capsys, "check", str(SAMPLES / "compactable-notes.jsonl"))
     assert code == 0
     assert report["verdict"] == "compactable"
-    assert report["loss_record"] and all(
-        name in report["loss_record"] for name in report["dropped"]
-    )
+    # the record declares every drop: its drops field lists them, its text names them (the
+    # notes, which have no id, by a short quote of each)
+    assert report["loss_record_drops"] == report["dropped"] == ["#74", "#75", "h-1"]
+    assert report["loss_record_form"] == "names"
+    assert '2 notes ("SKU 19590:...", "SKU 19727:...")' in report["loss_record"]
+    assert "1 hypothesis (h-1)" in report["loss_record"]
     assert report["tokens"]["after"] <= report["budget"] < report["tokens"]["total"]
     assert report["claims"]["after"] < report["claims"]["before"]
 

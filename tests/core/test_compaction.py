@@ -111,9 +111,10 @@ def test_strict_refuses_to_drop_an_unsealed_protected_kind_even_with_a_loss_reco
     assert got.refused
     assert got.tokens_after == got.tokens_total
     assert labels(got.dropped) == ["nf1", "#4"]
-    # everything protected that the pass would drop is named, so it can be externalized
+    # everything protected that the pass would drop is named, so it can be externalized;
+    # each name a shell word of its own ("#4" bare would start a shell comment)
     assert got.way_out == "externalize them into the sealed region first: " + (
-        "padtui externalize PATH nf1 #4"
+        "padtui externalize PATH nf1 '#4'"
     )
     assert "nf1" in got.message and "#4" in got.message
 

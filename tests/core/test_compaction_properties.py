@@ -8,18 +8,20 @@ Costs are counted with tiktoken itself (``encode_ordinary``), not with padtui's 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import tiktoken
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import padtui
 from padtui.core.claims import split_claims
-from padtui.core.compaction import Plan, plan
+from padtui.core.compaction import TEXT_FORMS, Plan, plan, record_forms
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.tokens import counter_for
+from padtui.core.wording import named_by
 
 PROTECTED = {"constraint", "negative_fact", "loss_record"}
 KINDS = ["constraint", "negative_fact", "loss_record", "plan", "note", "hypothesis", "odd-kind"]
@@ -73,6 +75,11 @@ WORDS = [
 TEXTS = [" ".join(WORDS[(7 * i + n) % len(WORDS)] for i in range(n)) for n in range(41)]
 TEXTS += ["", " ", "\t\n", "<|endoftext|>", "ünïcödé ☕🙂", "x" * 100, "- a\n- b\n- c"]
 IDS = [None, None, None, None, "c1", "nf-2", "plan", "loss-1", "#0", "x"]
+# items a record lists: short quotes of any text, ranges of labels
+TEXT_QUOTES = st.one_of(
+    st.text(max_size=14).map(lambda t: f'"{t}..."'),
+    st.integers(0, 999).map(lambda n: f"#{n}\u2013#{n + 7}"),
+)
 REWRITABLE_KINDS = ["plan", "note", "hypothesis", "odd-kind"]
 
 
@@ -224,13 +231,15 @@ def test_seed_policy_and_compact_equal_the_oracle(case: tuple[Pad, int]) -> None
 # --- strict ---------------------------------------------------------------------------------
 
 
-def names(record: Entry, e: Entry) -> bool:
-    """The loss record names ``e``: by its id, or by position and a quote of its text."""
-    if e.label not in record.text:
-        return False
+_LABELS = re.compile(r"#(\d+)(?:\u2013#(\d+))?")
+
+
+def in_ranges(record: Entry, e: Entry) -> bool:
+    """The record's text names ``e`` by its id, or by a ``#N`` label or a range of them."""
     if e.id is not None:
-        return True
-    return " ".join(e.text.split()[:3]) in record.text
+        return e.id in record.text
+    spans = [(int(a), int(b or a)) for a, b in _LABELS.findall(record.text)]
+    return any(a <= e.index <= b for a, b in spans)
 
 
 def check_explained(got: Plan, policy: str) -> None:
@@ -247,10 +256,10 @@ def check_explained(got: Plan, policy: str) -> None:
 
 
 @PROPS
-@given(case=st.one_of(cases, tight_cases()))
-def test_strict_never_commits_an_unsafe_pass(case: tuple[Pad, int]) -> None:
+@given(case=st.one_of(cases, tight_cases()), fmt=st.sampled_from([None, "md", "json", "jsonl"]))
+def test_strict_never_commits_an_unsafe_pass(case: tuple[Pad, int], fmt: str | None) -> None:
     pad, budget = case
-    got = plan(pad, budget, "strict", COUNTER, now=NOW)
+    got = plan(pad, budget, "strict", COUNTER, now=NOW, fmt=fmt)
     check_explained(got, "strict")
 
     sealed_cost = sum(cost(e.text) for e in pad.sealed)
@@ -291,8 +300,18 @@ def test_strict_never_commits_an_unsafe_pass(case: tuple[Pad, int]) -> None:
     assert record.id is not None and pad.find(record.id) is None  # a fresh id
     assert got.record_tokens == cost(record.text)  # counted as tiktoken counts it
     assert got.tokens_after == sum(cost(e.text) for e in got.result()) <= budget
+    # every dropped entry is declared as the next audit reads a record (its drops field);
+    # where the format cannot keep that field, by the record's text alone
+    assert record.raw["drops"] == [e.label for e in got.dropped]
+    assert got.record_form in record_forms(fmt)
+    event(f"loss record form {got.record_form}")
+    text_only = make_entry("loss_record", record.text, sealed=True, id=record.id)
     for e in got.dropped:
-        assert names(record, e), f"loss record does not name {e.label}: {record.text}"
+        assert named_by(e, [record]), f"loss record does not declare {e.label}: {record.text}"
+        if got.record_form in TEXT_FORMS and e.text.split():  # (a blank one has no claim)
+            assert named_by(e, [text_only]), (e.label, record.text)
+        elif got.record_form == "ranges":
+            assert in_ranges(record, e), (e.label, record.text)
     # the commit: the file's order minus the drops, then the record
     gone = {e.index for e in got.dropped}
     assert result[:-1] == tuple(e for e in pad.entries if e.index not in gone)
@@ -345,3 +364,30 @@ def test_first_fit_for_many_rooms_is_the_plain_first_fit(
                 dropped.append(i)
         got = first_fit(room)
         assert (got.kept, got.dropped) == (kept, dropped)
+
+
+@PROPS
+@given(
+    parts=st.lists(
+        st.tuples(
+            st.text(max_size=12),
+            st.lists(st.one_of(st.text(min_size=1, max_size=20), TEXT_QUOTES), max_size=6),
+            st.text(max_size=12),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    head=st.text(max_size=20),
+)
+def test_a_record_that_lists_items_costs_the_sum_of_its_pieces(
+    parts: list[tuple[str, list[str], str]], head: str
+) -> None:
+    """A names or ranges record lists its items (ids, quotes of pad text, #N ranges) and is
+    counted item by item, cut after each ", ": the same count as tiktoken gives the whole."""
+    from padtui.core.compaction import _Part, record_cost
+
+    head += ": "
+    listed = [_Part(before, items, after) for before, items, after in parts]
+    assert [str(p) for p in listed] == [b + ", ".join(i) + a for b, i, a in parts]
+    assert "".join(listed[0].pieces) == str(listed[0])
+    assert record_cost(COUNTER, head, listed) == cost(head + "; ".join(listed))

@@ -99,7 +99,7 @@ def test_front_matter_prose_nested_bullets_and_line_endings_survive_a_commit(
         == "Page through the March export.\n- 500 rows a page\n- skip the header row"
     )
 
-    trial = plan(snap.pad, policy="strict", now=NOW)
+    trial = plan(snap.pad, 140, policy="strict", now=NOW)  # a pass that drops the long notes
     assert trial.verdict == "compactable"
     assert [e.label for e in trial.dropped] == ["n1", "n2"]
     store.commit(snap, trial)
@@ -128,7 +128,7 @@ def test_a_second_commit_appends_to_the_loss_records_section(tmp_path: Path) -> 
     path = tmp_path / "pad.md"
     path.write_text(PAD)
     snap = store.read(str(path))
-    after = store.commit(snap, plan(snap.pad, policy="strict", now=NOW))
+    after = store.commit(snap, plan(snap.pad, 140, policy="strict", now=NOW))
     note = make_entry("note", ("The agent writes a long note again. " * 12).strip(), id="n9")
     after = store.commit(after, [*after.pad.entries, note])  # the agent's own save
     assert path.read_text().count("{#n9}") == 1

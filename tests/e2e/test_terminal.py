@@ -145,7 +145,7 @@ def test_trial_commit_and_confirm_write_the_file(terminal: Terminal, tmp_path: P
     terminal.wait_for(first_line_has("● live", "v0"))
 
     terminal.send("t")
-    terminal.wait_for("step 4/4 drops", "− dropped by the trial", "+ pending loss record")
+    terminal.wait_for("step 3/3 drops", "− dropped by the trial", "+ pending loss record")
     terminal.send("c")
     terminal.wait_for("Commit this compaction to", "- note #75", "+ sealed loss_record")
     terminal.send("y")
@@ -153,7 +153,7 @@ def test_trial_commit_and_confirm_write_the_file(terminal: Terminal, tmp_path: P
     assert "alarm" not in screen.splitlines()[0]
 
     after = [json.loads(line) for line in pad.read_text("utf-8").splitlines()]
-    assert after[:-1] == [e for i, e in enumerate(before) if i not in (73, 74, 75, 76)]
+    assert after[:-1] == [e for i, e in enumerate(before) if i not in (74, 75, 76)]
     assert after[-1]["kind"] == "loss_record" and after[-1]["sealed"] is True
     assert "h-1" in after[-1]["text"]
     terminal.quit()

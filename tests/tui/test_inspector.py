@@ -33,10 +33,10 @@ from tests.tui.conftest import (
 )
 
 RETRY = "retry-5xx-under-pressure.json"  # refused: the pass would drop constraint c-retry
-NOTES = "compactable-notes.jsonl"  # compactable: drops #73, #74, #75, h-1 and records it
+NOTES = "compactable-notes.jsonl"  # compactable: drops #74, #75, h-1 and records it
 HEALTHY = "healthy.json"  # fits its budget
 SEALED_OVER = "sealed-over-budget.json"  # refused: the sealed region alone is over budget
-NOTES_DROPS = ["#73", "#74", "#75", "h-1"]
+NOTES_DROPS = ["#74", "#75", "h-1"]
 
 
 def entries(path: Path) -> list[dict[str, object]]:
@@ -114,16 +114,16 @@ async def test_t_trials_a_compaction_and_previews_every_drop(tmp_path: Path) -> 
         trial = h.app.inspection.trial
         assert trial is not None and trial.verdict == "compactable"
         assert [e.label for e in trial.dropped] == NOTES_DROPS
-        assert h.app.inspection.step == 4
-        assert "compactable" in h.status and "step 4/4 drops" in h.status
-        assert "4062 → 3991 tok" in h.status
+        assert h.app.inspection.step == 3
+        assert "compactable" in h.status and "step 3/3 drops" in h.status
+        assert "4062 → 3992 tok" in h.status
         for label in NOTES_DROPS:
             assert "− dropped by the trial" in h.row("rewritable", label)
         assert "dropped by the trial" not in h.row("rewritable", "p-1")
         pending = h.rows("sealed")[-1]
         assert "loss_record" in pending and "+ pending loss record" in pending
-        assert "dropped 4 entries" in pending
-        assert "after" in h.gauge and "3991/4000 tok" in h.gauge
+        assert "dropped 3 entries" in pending
+        assert "after" in h.gauge and "3992/4000 tok" in h.gauge
 
 
 async def test_n_and_p_step_through_the_drops_one_at_a_time(tmp_path: Path) -> None:
@@ -133,8 +133,8 @@ async def test_n_and_p_step_through_the_drops_one_at_a_time(tmp_path: Path) -> N
         await h.pilot.press("n")  # no trial yet: says so, changes nothing
         assert insp.trial is None and h.noted("Press t to trial")
         await h.pilot.press("t", "p")
-        assert insp.step == 3
-        assert "step 3/4 drops" in h.status
+        assert insp.step == 2
+        assert "step 2/3 drops" in h.status
         assert "dropped by the trial" not in h.row("rewritable", "h-1")
         assert "dropped by the trial" in h.row("rewritable", "#75")
         # the cursor follows the drop the stepper is on
@@ -146,10 +146,10 @@ async def test_n_and_p_step_through_the_drops_one_at_a_time(tmp_path: Path) -> N
         await h.pilot.press("p")  # already at the start
         assert insp.step == 0
         await h.pilot.press("n")
-        assert insp.step == 1 and "dropped by the trial" in h.row("rewritable", "#73")
+        assert insp.step == 1 and "dropped by the trial" in h.row("rewritable", "#74")
         assert "pending loss record" in h.rows("sealed")[-1]
-        await h.pilot.press("n", "n", "n", "n")  # one past the end stays at the end
-        assert insp.step == 4 and "step 4/4 drops" in h.status
+        await h.pilot.press("n", "n", "n")  # one past the end stays at the end
+        assert insp.step == 3 and "step 3/3 drops" in h.status
 
 
 async def test_escape_leaves_the_trial_and_writes_nothing(tmp_path: Path) -> None:
@@ -175,7 +175,7 @@ async def test_c_shows_the_diff_and_y_writes_it(tmp_path: Path) -> None:
         assert screen_is(h, CommitScreen)
         dialog = h.dialog_text()
         assert f"Commit this compaction to {pad}?" in dialog
-        assert "4062 → 3991 tokens of 4000" in dialog
+        assert "4062 → 3992 tokens of 4000" in dialog
         for label in NOTES_DROPS:
             kind = "hypothesis" if label == "h-1" else "note"
             assert f"- {kind} {label} (" in dialog
@@ -186,19 +186,20 @@ async def test_c_shows_the_diff_and_y_writes_it(tmp_path: Path) -> None:
         assert not screen_is(h, CommitScreen)
 
         on_disk = entries(pad)
-        assert len(on_disk) == len(original) - 4 + 1
+        assert len(on_disk) == len(original) - 3 + 1
         assert on_disk[:-1] == [
-            e for i, e in enumerate(original) if i not in (73, 74, 75, 76)
+            e for i, e in enumerate(original) if i not in (74, 75, 76)
         ]  # nothing else touched, order kept
         record = on_disk[-1]
         assert record["kind"] == "loss_record" and record["sealed"] is True
         assert record["id"] == "loss-20261114T033000Z"  # stamped by the inspector's clock
-        assert all(label in str(record["text"]) for label in NOTES_DROPS)
+        assert record["drops"] == NOTES_DROPS  # what the next audit reads as declared
+        assert "1 hypothesis (h-1)" in str(record["text"])
 
         insp = h.app.inspection
         assert insp.current.origin == "padtui" and insp.current.verdict == "compaction"
         assert insp.alarms == [] and insp.trial is None
-        assert h.noted("committed: dropped 4")
+        assert h.noted("committed: dropped 3")
         assert not h.noted("trial closed")  # reading its own write back is no surprise
         assert "v1" in h.topbar and "(v1, padtui)" in h.status
 
@@ -272,17 +273,40 @@ async def test_sealed_over_budget_refusal_has_no_externalize_and_escape_closes(
     async with inspector(pad, watch=False) as h:
         await h.pilot.press("t")
         assert "refused SEALED_OVER_BUDGET" in h.status
+        trial = h.app.inspection.trial
+        assert trial is not None and trial.fits_at is not None
         await h.pilot.press("c")
         assert screen_is(h, RefusalScreen)
-        assert "Refused: SEALED_OVER_BUDGET" in h.dialog_text()
-        assert "halt and surface" in h.dialog_text()
-        assert [str(b.label) for b in h.app.screen.query(Button)] == ["Close (esc)"]
+        dialog = h.dialog_text()
+        assert "Refused: SEALED_OVER_BUDGET" in dialog
+        assert "halt and surface: the sealed region (" in dialog
+        assert f"padtui check {pad} --budget {trial.fits_at}" in dialog  # as a shell runs it
+        buttons = [str(b.label) for b in h.app.screen.query(Button)]
+        assert buttons == [f"Trial at budget {trial.fits_at} (b)", "Close (esc)"]
         await h.pilot.press("x")  # nothing to externalize: the dialog stays
         assert screen_is(h, RefusalScreen)
         await h.pilot.press("escape")
         await h.settle()
         assert not screen_is(h, RefusalScreen)
     assert pad.read_bytes() == before
+
+
+async def test_b_in_a_refusal_trials_again_at_a_budget_that_goes_through(tmp_path: Path) -> None:
+    pad = copy_sample(tmp_path, SEALED_OVER)
+    before = pad.read_bytes()
+    async with inspector(pad, watch=False) as h:
+        await h.pilot.press("c")
+        assert screen_is(h, RefusalScreen)
+        first = h.app.inspection.trial
+        assert first is not None and first.fits_at is not None
+        await h.pilot.press("b")
+        await h.settle()
+        assert not screen_is(h, RefusalScreen)
+        insp = h.app.inspection
+        assert insp.budget == first.fits_at and f"budget {first.fits_at}" in h.topbar
+        assert insp.trial is not None and not insp.trial.refused
+        assert h.noted(f"budget {first.fits_at}")
+    assert pad.read_bytes() == before  # a setting of the inspector, not a write
 
 
 async def test_a_confirmation_overtaken_by_an_agent_write_writes_nothing(tmp_path: Path) -> None:
@@ -361,6 +385,7 @@ async def test_brackets_scale_the_budget_and_replan_an_open_trial(tmp_path: Path
         insp = h.app.inspection
         await h.pilot.press("t")
         assert insp.trial is not None and insp.trial.verdict == "compactable"
+        dropped = insp.trial.tokens_dropped
         await h.pilot.press("right_square_bracket")
         assert insp.budget == 4400 and "budget 4400" in h.topbar
         assert insp.trial is not None and insp.trial.verdict == "fits"
@@ -369,7 +394,7 @@ async def test_brackets_scale_the_budget_and_replan_an_open_trial(tmp_path: Path
         assert insp.budget == 3960
         assert insp.trial is not None and insp.trial.verdict == "compactable"
         assert insp.trial.budget == 3960
-        assert len(insp.trial.dropped) > 4  # a tighter budget drops more
+        assert insp.trial.tokens_dropped > dropped  # a tighter budget drops more
         assert pad.read_bytes() == (SAMPLES / NOTES).read_bytes()  # settings, not writes
 
 
@@ -502,7 +527,7 @@ async def test_the_command_palette_lists_and_runs_the_commands(tmp_path: Path) -
         await h.pilot.press(*"trial", "enter")
         await h.until(lambda: h.app.inspection.trial is not None, "the palette's trial")
         assert not screen_is(h, CommandPalette)
-        assert "step 4/4 drops" in h.status
+        assert "step 3/3 drops" in h.status
 
 
 async def test_q_quits(tmp_path: Path) -> None:

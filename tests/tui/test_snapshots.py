@@ -51,8 +51,9 @@ def test_main_screen(pads: Path, snap_compare: SnapCompare) -> None:
 
 
 def test_open_trial(pads: Path, snap_compare: SnapCompare) -> None:
-    """A compactable pad, trial stepped back once: three drops struck through, the pending
-    loss record in the sealed pane, the gauge's 'after' line, 'step 3/4 drops'."""
+    """A compactable pad, trial stepped back once: two drops struck through, the pending
+    loss record in the sealed pane, the gauge's 'after' line, 'step 2/3 drops', the rule
+    at risk counted in the status line."""
     app = app_on("compactable-notes.jsonl")
     assert snap_compare(app, press=["t", "p"], terminal_size=SIZE, run_before=first_version)
 

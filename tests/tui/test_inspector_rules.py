@@ -1,0 +1,127 @@
+"""The inspector's trial beyond its drops: the rules at risk (marked in the panes, counted in
+the status line, listed with u, named in the commit confirmation), a pass that drops far more
+than it had to, and a refusal whose way out can be taken from the dialog."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button
+
+from padtui.tui import app as app_module
+from padtui.tui.screens import CommitScreen, RefusalScreen, RulesScreen
+from tests.tui.conftest import Harness, copy_sample, inspector
+
+NOTES = "compactable-notes.jsonl"  # drops #74, #75, h-1; h-1 holds a rule ("... only ...")
+RETRY = "retry-5xx-under-pressure.json"  # refused: the pass would drop constraint c-retry
+
+
+def screen_is(h: Harness, kind: type) -> bool:
+    return isinstance(h.app.screen, kind)
+
+
+def memory(tmp_path: Path) -> Path:
+    """A pad as agents keep memory: rules under a preferences heading and in a note."""
+    folder = tmp_path / "pads"
+    folder.mkdir(exist_ok=True)
+    path = folder / "memory.json"
+    entries = [
+        {"kind": "user_preferences", "text": "Always answer in French.", "id": "pref-fr"},
+        {"kind": "note", "text": "Short status: the export is half done.", "id": "n-status"},
+        {"kind": "note", "text": "Never deploy on Fridays. " + "Background. " * 80, "id": "n-log"},
+        {"kind": "note", "text": "Next: check the totals.", "id": "n-next"},
+    ]
+    # a few tokens over budget: first fit drops the long note whole
+    path.write_text(json.dumps({"budget_tokens": 180, "entries": entries}), encoding="utf-8")
+    return path
+
+
+async def test_the_trial_marks_and_counts_the_rules_at_risk(tmp_path: Path) -> None:
+    pad = memory(tmp_path)
+    async with inspector(pad, watch=False) as h:
+        assert "rule" not in h.row("rewritable", "pref-fr").split("\n")[0]  # no trial yet
+        await h.pilot.press("t")
+        trial = h.app.inspection.trial
+        assert trial is not None and [e.label for e in trial.dropped] == ["n-log"]
+        assert "⚑ 2 rules at risk (unsealed) · 1 dropped by this pass  u lists them" in h.status
+        # the first line of each row: a rule at risk, kept or dropped by the trial
+        assert "⚑ 1 rule at risk" in h.row("rewritable", "pref-fr").split("\n")[0]
+        assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
+        assert "⚑" not in h.row("rewritable", "n-status")
+        # stepped back to before the drop: the rule is at risk, not dropped
+        await h.pilot.press("p")
+        assert "⚑ 1 rule at risk" in h.row("rewritable", "n-log").split("\n")[0]
+        assert "dropped by this pass" not in h.status
+        await h.pilot.press("escape")
+        assert "⚑" not in h.status and "⚑" not in h.row("rewritable", "pref-fr")
+
+
+async def test_u_lists_every_rule_at_risk_the_dropped_ones_first(tmp_path: Path) -> None:
+    pad = memory(tmp_path)
+    async with inspector(pad, watch=False) as h:
+        await h.pilot.press("u")  # no trial open: u trials first
+        assert screen_is(h, RulesScreen)
+        assert h.app.inspection.trial is not None
+        head = h.dialog_text()
+        assert "Rules at risk (2)" in head and "this one drops 1 (✗)" in head
+        listed = h.app.screen.query_one("#rules")
+        lines = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+        assert lines == [
+            "✗ n-log  prohibition   Never deploy on Fridays.",
+            "  pref-fr  obligation    user preferences: Always answer in French.",
+        ]
+        await h.pilot.press("escape")
+        assert not screen_is(h, RulesScreen)
+
+
+async def test_the_commit_confirmation_names_the_rules_it_drops(tmp_path: Path) -> None:
+    pad = copy_sample(tmp_path, NOTES)
+    async with inspector(pad, watch=False) as h:
+        await h.pilot.press("t", "c")
+        assert screen_is(h, CommitScreen)
+        dialog = h.dialog_text()
+        assert "drops 1 of 1 rules at risk" in dialog
+        assert "Rules this commit drops (1):" in dialog
+        assert "✗ h-1  restriction   The render cache on fra-2 keys pages by SKU only" in dialog
+        await h.pilot.press("n")
+
+
+async def test_a_large_pad_finds_its_rules_in_a_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "RULES_AT_ONCE", 0)  # every pad is "large"
+    pad = memory(tmp_path)
+    async with inspector(pad, watch=False) as h:
+        await h.pilot.press("t")
+        await h.until(lambda: "⚑ 2 rules at risk" in h.status, "the rules found in a thread")
+        assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
+
+
+async def test_the_status_says_when_the_pass_drops_far_more_than_the_overrun(
+    tmp_path: Path,
+) -> None:
+    pad = memory(tmp_path)
+    async with inspector(pad, watch=False) as h:
+        await h.pilot.press("t")
+        trial = h.app.inspection.trial
+        assert trial is not None and trial.over_dropping
+        over = next(line for line in h.status.splitlines() if line.startswith("over-dropping"))
+        assert f"drops {trial.tokens_dropped} tokens to free {trial.tokens_needed}" in over
+        assert "the largest, n-log, is" in over
+
+
+async def test_the_refusal_dialog_gives_the_command_a_shell_would_run(tmp_path: Path) -> None:
+    pad = copy_sample(tmp_path, RETRY, "my pad.json")
+    async with inspector(pad, watch=False) as h:
+        await h.pilot.press("c")
+        assert screen_is(h, RefusalScreen)
+        dialog = h.dialog_text()
+        assert (
+            f"Way out: externalize them into the sealed region first: padtui externalize "
+            f"'{pad}' c-retry"
+        ) in dialog
+        buttons = [str(b.label) for b in h.app.screen.query(Button)]
+        assert buttons == ["Externalize c-retry (x)", "Close (esc)"]  # no budget to try
+        await h.pilot.press("escape")
