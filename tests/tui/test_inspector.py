@@ -632,7 +632,7 @@ async def test_a_write_closes_an_open_trial_with_a_notice(tmp_path: Path) -> Non
         write_atomic(pad, pad.read_text("utf-8").replace("last week", "two weeks ago"))
         await h.until(lambda: h.app.inspection.current.number == 1, "the agent's write")
         assert h.app.inspection.trial is None
-        assert h.noted("trial closed")
+        await h.until(lambda: h.noted("trial closed"), "the notice")  # (posted after the view)
         assert "press t to trial" in h.status
         assert not any("dropped by the trial" in r for r in h.rows("rewritable"))
 
