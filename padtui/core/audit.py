@@ -311,9 +311,16 @@ class _Ctx:
             RecordNames(e, e.index not in matched) for e in new.entries if e.kind == "loss_record"
         ]
         self.record_texts = [normalize(e.text) for e in new.entries if e.kind == "loss_record"]
-        self.record_stems = [
-            stems(e.text) - _RECORD_WORDS for e in new.entries if e.kind == "loss_record"
+        # only a record this rewrite wrote (or edited) can declare its losses by describing
+        # them or naming their section: an old record about a section declares nothing new
+        written = [
+            e
+            for e in new.entries
+            if e.kind == "loss_record"
+            and (e.index not in matched or old.entries[matched[e.index]].text != e.text)
         ]
+        self.new_record_texts = [normalize(e.text) for e in written]
+        self.record_stems = [stems(e.text) - _RECORD_WORDS for e in written]
         # the new entries this rewrite wrote or edited: where a changed claim went, mostly
         self.changed = [
             e
@@ -352,7 +359,7 @@ class _Ctx:
         flat = normalize(DATE_TAIL.sub("", title)).strip(" #*:")
         if len(flat) < 8 or " " not in flat:
             return False  # a one-word heading ("Notes") names nothing in particular
-        return any(flat in t for t in self.record_texts)
+        return any(flat in t for t in self.new_record_texts)
 
     def described(self, text: str) -> bool:
         """Does a loss record describe this text by its own words ("removed the obsolete

@@ -1061,3 +1061,26 @@ def test_large_pad_fully_reworded_still_matches_each_entry() -> None:
 
 def replace_id(e: Entry) -> Entry:
     return make_entry(e.kind, e.text, sealed=e.sealed)
+
+
+def test_an_old_record_does_not_declare_a_later_loss_from_its_section() -> None:
+    """A record that named a section long ago declares what it dropped then, not whatever
+    leaves that section later (nor anything its words happen to describe)."""
+    record = make_entry(
+        "loss_record", 'removed two stale bullets from the "Deploy safety rules" section'
+    )
+    rule = Entry(
+        "deploy_safety_rules",
+        "Never deploy on Fridays after 16:00.",
+        context=("Deploy safety rules",),
+    )
+    fact = Entry("deploy_safety_rules", "Deploys go through the canary.", context=rule.context)
+    old = Pad.of([rule, fact, record])
+    new = Pad.of([fact, record])
+    result = run(old, new)
+    assert the(result, "CONSTRAINT_DROPPED").entries == ("#0",)
+    # the same words in a record this rewrite wrote do declare it
+    fresh = make_entry(
+        "loss_record", 'dropped the Friday rule from the "Deploy safety rules" section'
+    )
+    assert run(old, Pad.of([fact, record, fresh])).verdict == "compaction"
