@@ -159,6 +159,8 @@ def audit_report(old: str, new: str, result: Audit) -> str:
     for f in result.findings:
         sev = "CRITICAL" if f.severity == "critical" else "warning "
         names = f" {', '.join(one_line(e, 24) for e in f.entries)}:" if f.entries else ":"
+        if f.entries and f.message.startswith(f"{f.entries[0]} "):
+            names = ""  # (the message opens with the entry: "#5 (prohibition, under ...)")
         lines.append(f"  {sev} {f.code}{names} {one_line(f.message)}")
         if f.entries and f.before is not None:
             lines.append(f"      before: {one_line(f.before, 100)}")

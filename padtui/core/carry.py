@@ -436,6 +436,7 @@ def weakened(
     if confined and not any(R.exclusive(clauses[i][0]) for i in near):
         lost.append(f"its restriction ({confined!r})")
     before = R.strength(old.body, old.lent)
+    new_words = new.body
     if R.hedged(new.body):
         after = R.WEAK
     elif related:
@@ -456,15 +457,16 @@ def weakened(
         mine_only = [i for i in related if i < last] or [best]
         span = " ".join(clauses[i][0] for i in range(mine_only[0], mine_only[-1] + 1))
         if stated is not None:
-            after = stated
+            after, new_words = stated, clauses[best][0]
         elif R.weak_modal(span):
-            after = R.WEAK
+            after, new_words = R.WEAK, span
         else:
-            after = R.strength(clauses[best][0], clauses[best][2])
+            after, new_words = R.strength(clauses[best][0], clauses[best][2]), clauses[best][0]
     else:
         after = R.strength(new.body, new.lent)
     if after < before:
-        lost.append(f"its force ({_STRENGTH[before]} -> {_STRENGTH[after]})")
+        was, now = _said(old.body, old.lent), _said(new_words, new.lent)
+        lost.append(f"its force ({_STRENGTH[before]}{was} -> {_STRENGTH[after]}{now})")
     flat = " ".join(n.body for n in window)
     have = stems(flat)
     conditioned = any(R.conditions(n.body) for n in window)
@@ -494,6 +496,12 @@ _VAGUE = frozenset(
     map(_stem, _words("case so needed necessary applicable possible appropriate relevant sense"))
 )
 _STRENGTH = {R.STRONG: "strong", R.MEDIUM: "medium", R.WEAK: "weak"}
+
+
+def _said(text: str, lent: str | None) -> str:
+    """The words that give a claim its modal (`` 'never'``), for a finding to name."""
+    said = R.said_with(text) or (R.said_with(lent) if lent else None)
+    return f" {said[1]!r}" if said else ""
 
 
 def _fact(text: str) -> bool:

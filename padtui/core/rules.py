@@ -1009,10 +1009,19 @@ def weak_modal(text: str) -> bool:
 
 def stated(text: str) -> int | None:
     """The modal strength the text's own words say (None: it says none)."""
+    said = said_with(text)
+    return None if said is None else said[0]
+
+
+def said_with(text: str) -> tuple[int, str] | None:
+    """The modal strength the text's own words say, and the words that say it (a hedge
+    anywhere, else the first modal): ``(WEAK, "where possible")``."""
     plain = _plain(text)
-    if _HEDGE.search(plain) or _HEDGE_CJK.search(plain) or _WEAK_CJK.search(plain):
-        return WEAK
-    marks: list[tuple[int, int]] = []
+    for hedge in (_HEDGE, _HEDGE_CJK, _WEAK_CJK):
+        m = hedge.search(plain)
+        if m:
+            return WEAK, " ".join(m.group().split())
+    marks: list[tuple[int, int, str]] = []
     for pattern, level in (
         (_PROHIBIT_STRONG, STRONG),
         (_OBLIGE_STRONG, STRONG),
@@ -1027,10 +1036,11 @@ def stated(text: str) -> int | None:
     ):
         m = pattern.search(plain)
         if m:
-            marks.append((m.start(), level))
+            marks.append((m.start(), level, " ".join(m.group().split())))
     if not marks:
         return None
-    return min(marks)[1]  # the first modal says how the main clause is meant
+    first = min(marks)  # the first modal says how the main clause is meant
+    return first[1], first[2]
 
 
 def negative(text: str) -> bool:
