@@ -12,19 +12,9 @@ from typing import Any
 import pytest
 
 from padtui.cli import main
+from tests.memory_fixtures import KNOWN_ISSUES
 
-ISSUES = [
-    "Some cities with unusual formats fail to match",
-    "Need more robust normalization",
-    "Consider adding city aliases",
-    "Scraped prices can vary significantly",
-    "Need strategies for price stabilization",
-    "Consider averaging multiple lookups",
-    "Edge cases around conference spanning weekends",
-    "Need more testing for date boundary conditions",
-    "Some cities lack cost of living information",
-    "Need fallback strategy for missing data",
-]
+ISSUES = KNOWN_ISSUES[:10]
 MEMORY = (
     "# Project memory\n\n"
     "## User Preferences\n\n"

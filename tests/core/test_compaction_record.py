@@ -21,23 +21,11 @@ from padtui.core.compaction import Plan, loss_record, plan, short_quote
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.tokens import counter_for
 from padtui.core.wording import named_by
+from tests.memory_fixtures import KNOWN_ISSUES
 
 COUNTER = counter_for("cl100k_base")
 NOW = datetime(2026, 11, 14, 9, 30, tzinfo=UTC)
-ISSUES = [
-    "Some cities with unusual formats fail to match",
-    "Need more robust normalization",
-    "Consider adding city aliases",
-    "Scraped prices can vary significantly",
-    "Need strategies for price stabilization",
-    "Consider averaging multiple lookups",
-    "Edge cases around conference spanning weekends",
-    "Need more testing for date boundary conditions",
-    "Some cities lack cost of living information",
-    "Need fallback strategy for missing data",
-    "Google Flights UI can change, breaking selectors",
-    "Some destinations fail to scrape consistently",
-]
+ISSUES = KNOWN_ISSUES
 
 
 def cost(*entries: Entry) -> int:
@@ -103,7 +91,7 @@ def test_a_markdown_pad_of_small_bullets_gets_a_record_whose_text_declares_each(
         assert got.loss_record is not None
         text_only = make_entry("loss_record", got.loss_record.text, sealed=True)
         assert all(named_by(e, [text_only]) for e in got.dropped)
-        assert '"Some cities..."' in got.loss_record.text
+        assert '"Some recipes..."' in got.loss_record.text  # the first bullet, quoted short
         each = loss_record(pad, got.dropped, got.costs, budget, NOW)
         assert got.record_tokens * 2 < COUNTER.count(each.text)
 
