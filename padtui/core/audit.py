@@ -1,18 +1,18 @@
-"""Audit of one rewrite (SPEC section 4): a declared compaction, or corruption?
+"""Audit of one rewrite: a declared compaction, or corruption?
 
 Entries of the old version are matched to the new one by ``id``, else by exact kind and
-text, else by close text within the same kind. Every loss is then checked against what the
-new version declares (``derived_from``, loss records), and every constraint against what it
-says (prohibitions, numbers, named objects).
+text, else by close text within the same kind, to report where content went. The judgement
+is made claim by claim across the whole pad: each rule of an entry the rewrite changed
+(``rules.py`` finds them, by place and by wording) is carried, weakened, declared or lost
+(``carry.py`` looks for it and weighs its force), and the claims of an entry that went are
+carried elsewhere or lost. A loss is declared by ``derived_from`` or by a loss record that
+names, quotes or describes what went.
 
 False alarms matter as much as missed ones: a critical finding on an honest rewrite teaches
-a person to ignore the alarm. So an entry whose text survives verbatim (a duplicate removed,
-an entry folded into another) is not lost; a constraint reworded with its prohibition,
-numbers and names intact ("Never retry writes after a 5xx" for "Do not retry writes after a
-5xx") is not weakened; and one whose every claim another protected entry carries whole (a
-constraint split in two, or re-written under a new id) is not dropped. A prohibition is
-checked claim by claim, so a negation elsewhere in a condensed text does not stand in for
-the one that was lost.
+a person to ignore the alarm. So a join, a split, a reorder or a rewording that carries
+every rule with its polarity, modal, conditions, numbers and names loses nothing, and a
+plain fact updated in place is an update. README, "How padtui finds rules in your memory",
+says what this sees and what it cannot.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -48,7 +48,7 @@ from padtui.core.rules import (
 )
 from padtui.core.rules import place_of as rules_place
 from padtui.core.tokens import TokenCounter, counter_for
-from padtui.core.wording import RecordNames, normalize, weakening
+from padtui.core.wording import RecordNames, cut, normalize, weakening
 
 CRITICAL = "critical"
 WARNING = "warning"
@@ -258,13 +258,8 @@ def _rule_what(e: Entry, kinds: Sequence[str], rules: dict[str, Rule]) -> str:
         return _what(e)
     kind = kinds[0] if len(set(kinds)) == 1 else "rules"
     heading = next((r.heading for r in rules.values() if r.heading), None)
-    where = f", under {_cut(heading, 30)!r}" if heading else ""
+    where = f", under {cut(heading, 30)!r}" if heading else ""
     return f"{e.label} ({kind.replace('_', ' ')}{where})"
-
-
-def _cut(text: str, width: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "\u2026"
 
 
 # Words of a loss record that say *that* something went, not *what* went.
@@ -277,20 +272,6 @@ _RECORD_WORDS = frozenset(
         "replaced superseded folded into pruned trimmed cleaned"
     )
 )
-
-
-class _LazyIndex:
-    """The claims of the whole new version, indexed only when first needed (most rewrites
-    of a large pad change a few entries, and their claims are found among those)."""
-
-    def __init__(self, pad: Pad) -> None:
-        self.pad = pad
-        self._index: ClaimIndex | None = None
-
-    def get(self) -> ClaimIndex:
-        if self._index is None:
-            self._index = ClaimIndex(self.pad.entries)
-        return self._index
 
 
 class _Ctx:
@@ -330,7 +311,7 @@ class _Ctx:
             or old.entries[matched[e.index]].context != e.context
         ]
         self._changed_index: ClaimIndex | None = None
-        self.whole = _LazyIndex(new)
+        self._whole: ClaimIndex | None = None  # built only when a claim is looked for there
         self._df: dict[str, int] | None = None
         self._flat: str | None = None
         self.derived: dict[str, list[Entry]] = defaultdict(list)
@@ -398,6 +379,18 @@ class _Ctx:
         if old.text == self.new.entries[c.entry].text:
             return True
         return normalize(c.body) in _bodies(old.text)
+
+    def places(self, own: ClaimIndex, declared: bool) -> Iterator[ClaimIndex]:
+        """Where an old claim is looked for, in turn: where its entry went, the entries this
+        rewrite wrote or edited, then (for a loss not declared) the whole version, whose
+        index is built only when a claim gets that far (most rewrites of a large pad change
+        a few entries, and their claims are found among those)."""
+        yield own
+        yield self.changed_index()
+        if not declared:
+            if self._whole is None:
+                self._whole = ClaimIndex(self.new.entries)
+            yield self._whole
 
     def changed_index(self) -> ClaimIndex:
         if self._changed_index is None:
@@ -495,10 +488,7 @@ class _Ctx:
             if not c.rule and (declared or (n is not None and not self.count_lost)):
                 continue  # a declared loss, or an edit while no claim was lost overall
             # a declared entry's rules are looked for where it went, not in the whole pad
-            where = _Resolved(
-                [own, self.changed_index()] if declared else [own, self.changed_index(), self.whole]
-            )
-            carry = find(c, where, self.stood, anywhere=self.anywhere)
+            carry = find(c, self.places(own, declared), self.stood, anywhere=self.anywhere)
             if not c.rule:
                 plain += 1
                 if carry.found is None:
@@ -506,7 +496,13 @@ class _Ctx:
                     if len(stems(c.body)) >= 3:  # ("Partner: none": too little to tell)
                         gone_plain.append(c.text)
                 elif n is not None and not heirs and not named:
-                    carry = find(c, where, self.stood, loose=False, anywhere=self.anywhere)
+                    carry = find(
+                        c,
+                        self.places(own, declared),
+                        self.stood,
+                        loose=False,
+                        anywhere=self.anywhere,
+                    )
                 if carry.found is None and n is not None and not heirs and not named:
                     self.lost_claims += 1  # an edit that lost a claim (not an entry)
                 continue
@@ -528,7 +524,7 @@ class _Ctx:
             at = [self.new.entries[i] for i in sorted({f.entry for _, f, _ in weak})]
             many = len(rules) > 1
             reasons = _union(
-                (f"{r} in {_cut(c.body, 40)!r}" if many else r) for c, _, why in weak for r in why
+                (f"{r} in {cut(c.body, 40)!r}" if many else r) for c, _, why in weak for r in why
             )
             into = ", ".join(e.label for e in at if e.label != o.label)
             now = f" (now in {into})" if into else ""
@@ -553,7 +549,7 @@ class _Ctx:
                     _labels(o, went),
                     _short(f"{what} {how} and lost {said}"),
                     _part(o.text, [c.text for c in lost]),
-                    _cut(after, 400) if heirs else None,
+                    cut(after, 400) if heirs else None,
                 )
             )
         elif lost:
@@ -632,33 +628,19 @@ def _union(items: Iterable[str]) -> str:
 def _explain(claims: Sequence[str], after: str) -> str:
     """What words the lost rules took with them ("its prohibition ('not'); number '5xx'")."""
     said = weakening("\n".join(claims), after)
-    return "; ".join(said) if said else "the rule " + repr(_cut(claims[0], 50))
+    return "; ".join(said) if said else "the rule " + repr(cut(claims[0], 50))
 
 
 def _short(message: str, width: int = 160) -> str:
-    return _cut(message, width)
+    return cut(message, width)
 
 
 def _part(text: str, claims: Sequence[str]) -> str:
     """An entry's text when short; else the claims that changed (not the head of a long
     entry)."""
     if len(text) <= 400 or not claims:
-        return text if len(text) <= 400 else _cut(text, 400)
+        return text if len(text) <= 400 else cut(text, 400)
     return "\n".join(dict.fromkeys(claims))
-
-
-class _Resolved(Sequence[ClaimIndex]):
-    """The indexes to look in, the whole version's built only when reached."""
-
-    def __init__(self, items: Sequence[ClaimIndex | _LazyIndex]) -> None:
-        self.items = items
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __getitem__(self, i: int) -> ClaimIndex:  # type: ignore[override]
-        item = self.items[i]
-        return item.get() if isinstance(item, _LazyIndex) else item
 
 
 @lru_cache(maxsize=4096)
@@ -678,7 +660,7 @@ def _changed_part(before: str, after: str) -> tuple[str, str]:
         return before, after
     gone = [c for c in a if c not in set(b)]
     came = [c for c in b if c not in set(a)]
-    return ("\n".join(gone) or _cut(before, 400), "\n".join(came) or _cut(after, 400))
+    return ("\n".join(gone) or cut(before, 400), "\n".join(came) or cut(after, 400))
 
 
 def _rewritable_elsewhere(entries: Iterable[Entry]) -> bool:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from padtui.core import rules as R
-from padtui.core.model import Entry, Pad
-from padtui.core.wording import name_kinds, names_in, normalize
+from padtui.core.model import Entry
+from padtui.core.wording import cut, name_kinds, names_in, normalize
 
 _LATIN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 
@@ -238,7 +238,7 @@ class OldClaim:
 
 def find(
     old: OldClaim,
-    indexes: Sequence[ClaimIndex],
+    indexes: Iterable[ClaimIndex],
     stood: Callable[[NewClaim], bool] = lambda c: False,
     *,
     loose: bool = True,
@@ -357,13 +357,8 @@ def _turned(
         elif not R.negates(text) and now:
             gained = clauses[best][0]
     if lost and gained:
-        return f"its prohibition in {_cut(lost)!r} (now on {_cut(gained)!r})"
+        return f"its prohibition in {cut(lost)!r} (now on {cut(gained)!r})"
     return None
-
-
-def _cut(text: str, width: int = 40) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "\u2026"
 
 
 def _flips(clause: tuple[str, frozenset[str], str | None]) -> bool:
@@ -565,7 +560,3 @@ def old_claims(e: Entry, rules: Sequence[R.Rule]) -> list[OldClaim]:
 
 
 _DASHED = re.compile(r"\s+[\u2014\u2013-]\s+")  # two rules in one claim, joined by a dash
-
-
-def index_of(pad: Pad, entries: Iterable[int]) -> ClaimIndex:
-    return ClaimIndex(pad.entries[i] for i in sorted(set(entries)))

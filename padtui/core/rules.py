@@ -438,16 +438,20 @@ _WEAK_MODAL = re.compile(
 )
 _WEAK_CJK = re.compile(r"してもよい|しても良い|かもしれない|可以|也许")
 # restrictions: limits, conditions, exclusivity
+# what confines a rule: "only", "at most N" (its force keeps them, see exclusive())
+_CONFINING = (
+    "only",
+    "exclusively",
+    "solely",
+    r"at\s+most",
+    r"at\s+least",
+    r"no\s+more\s+than",
+    r"no\s+fewer\s+than",
+    r"no\s+less\s+than",
+)
 _RESTRICT = re.compile(
     _words(
-        "only",
-        "exclusively",
-        "solely",
-        r"at\s+most",
-        r"at\s+least",
-        r"no\s+more\s+than",
-        r"no\s+fewer\s+than",
-        r"no\s+less\s+than",
+        *_CONFINING,
         r"up\s+to",
         "maximum",
         "minimum",
@@ -956,14 +960,7 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 
 _EXCLUSIVE = re.compile(
     _words(
-        "only",
-        "exclusively",
-        "solely",
-        r"at\s+most",
-        r"at\s+least",
-        r"no\s+more\s+than",
-        r"no\s+fewer\s+than",
-        r"no\s+less\s+than",
+        *_CONFINING,
         r"nothing\s+but",
         "nur",
         "ausschließlich",

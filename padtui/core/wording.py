@@ -238,7 +238,7 @@ def weakening(source: str, result: str) -> list[str]:
             what = "negation" if all(_FAILURE.fullmatch(w) for w in said) else "prohibition"
             lost.append(f"its {what} (" + ", ".join(repr(w) for w in said) + ")")
         else:
-            lost.append("the prohibition " + ", ".join(repr(_cut(c)) for c in gone))
+            lost.append("the prohibition " + ", ".join(repr(cut(c)) for c in gone))
     low = result.lower()
     words = set(re.findall(r"[\w'\u2019]+", low)) | set(re.findall(r"\w+", low))
     numbers = _numbers(result) | {_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS}
@@ -257,10 +257,11 @@ def weakening(source: str, result: str) -> list[str]:
 
 
 def _list(what: str, items: Sequence[str]) -> str:
-    return f"{what}{'s' if len(items) > 1 else ''} " + ", ".join(repr(_cut(i)) for i in items)
+    return f"{what}{'s' if len(items) > 1 else ''} " + ", ".join(repr(cut(i)) for i in items)
 
 
-def _cut(text: str, width: int = 40) -> str:
+def cut(text: str, width: int = 40) -> str:
+    """The text on one line, its white space folded, cut to ``width`` with an ellipsis."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "\u2026"
 
