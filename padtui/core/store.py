@@ -72,6 +72,13 @@ READ_ATTEMPTS = 6  # a read that does not parse is retried this many times in al
 READ_BACKOFF = 0.001  # ... after 1, 2, 4, 8, 16 ms (31 ms at most): a torn write settles
 UNREADABLE = "unreadable (mid-write?)"
 NO_SUCH_FILE = "no such file"
+# The settle rule of live reads (``read(quiet=...)``): a version is taken only once two looks
+# at the file, SETTLE_QUIET seconds apart, find the same real file with the same size,
+# mtime_ns, inode, device and bytes, and the file is still so once parsed. A file that keeps
+# changing for SETTLE_LIMIT seconds is reported as still being written.
+SETTLE_QUIET = 0.02
+SETTLE_LIMIT = 2.0
+STILL_WRITING = "still being written"
 MAX_UNDO = 16
 
 USE_EXCHANGE = True  # swap with renameat2(RENAME_EXCHANGE) where the kernel allows it
@@ -248,6 +255,8 @@ def read(
     attempts: int = READ_ATTEMPTS,
     previous: PadFile | None = None,
     fmt: str | None = None,
+    quiet: float = 0.0,
+    limit: float | None = None,
 ) -> Snapshot:
     """Read a pad with its version stamp, for a commit to compare against.
 
@@ -257,8 +266,15 @@ def read(
     seen (``True``: the pad's default journal; a path or a :class:`Journal`: that one).
     ``previous``, the version read before, makes reading a large pad that changed little
     cheap (see ``formats.parse``). ``fmt`` reads it as that format, whatever its name.
+
+    ``quiet`` (seconds; live reads pass ``SETTLE_QUIET``) reads by the settle rule instead:
+    see :func:`read_settled`.
     """
     fmt = format_of(path, fmt)
+    if quiet > 0:
+        snap = read_settled(path, quiet, SETTLE_LIMIT if limit is None else limit, previous, fmt)
+        n = record(snap, journal)
+        return snap if n is None else replace(snap, version=n)
     last: PadError | None = None
     for attempt in range(max(attempts, 1)):
         if attempt:
@@ -289,6 +305,79 @@ def read(
     raise last
 
 
+@dataclass(frozen=True)
+class Look:
+    """The pad at one moment: the real file behind its name, and that file's bytes and stat
+    (both None: there was no file)."""
+
+    target: str
+    data: bytes | None
+    st: os.stat_result | None
+
+    def same_as(self, other: Look) -> bool:
+        """The same real file, with the same size, mtime_ns, inode, device and bytes (or
+        missing both times)."""
+        if self.target != other.target or (self.st is None) != (other.st is None):
+            return False
+        if self.st is None or other.st is None:
+            return True
+        key = (self.st.st_size, self.st.st_mtime_ns, self.st.st_ino, self.st.st_dev)
+        now = (other.st.st_size, other.st.st_mtime_ns, other.st.st_ino, other.st.st_dev)
+        return key == now and self.data == other.data
+
+
+def look(path: str) -> Look | None:
+    """A look at the pad's file; None if it changed while being read. PadError for what is
+    no pad file at all (a directory, a FIFO, a device, a file too large, no permission)."""
+    target = os.path.realpath(path)
+    try:
+        data, st = _read_raw(target, path)
+    except _Moving:
+        return None
+    except PadError as exc:
+        if exc.problem != NO_SUCH_FILE:
+            raise
+        return Look(target, None, None)
+    return Look(target, data, st)
+
+
+def read_settled(
+    path: str,
+    quiet: float = SETTLE_QUIET,
+    limit: float = SETTLE_LIMIT,
+    previous: PadFile | None = None,
+    fmt: str | None = None,
+) -> Snapshot:
+    """Read the pad once it has settled: the read a live watcher takes.
+
+    The settle rule: two looks ``quiet`` seconds apart find the same real file with the same
+    size, mtime_ns, inode, device and bytes, and a re-stat after parsing still finds it so.
+    An agent's save in progress (``O_TRUNC`` then writes, an ``r+`` rewrite, a delete then a
+    new file) changes the file between the looks, so a torn file is never parsed into a
+    version, even a JSON Lines or Markdown prefix that would parse. The limit of the rule: a
+    writer that stops mid-save for longer than ``quiet`` shows a settled torn file.
+
+    Settled, a file that does not parse raises its PadError, a missing one ``no such file``;
+    one that kept changing for ``limit`` seconds raises ``still being written``.
+    """
+    fmt = format_of(path, fmt)
+    deadline = time.monotonic() + limit
+    before = look(path)
+    while True:
+        time.sleep(quiet)
+        now = look(path)
+        if before is not None and now is not None and before.same_as(now):
+            if now.data is None or now.st is None:
+                raise PadError(path, NO_SUCH_FILE)
+            pad_file = parse(path, now.data, fmt, previous)
+            if _still(now.st, now.target):
+                return Snapshot(path, now.target, pad_file, Stamp.of(now.st, now.data))
+            now = look(path)
+        if time.monotonic() >= deadline:
+            raise PadError(path, f"{STILL_WRITING} (it kept changing for {limit:g} s)")
+        before = now
+
+
 def snapshot_of(pad_file: PadFile) -> Snapshot:
     """A snapshot of a pad read elsewhere (``formats.load``, a watcher): its stamp is its
     content only, so a commit against it compares bytes (size and SHA-256), not stat."""
@@ -306,12 +395,13 @@ def poll(
     *,
     journal: JournalArg = False,
     fmt: str | None = None,
+    quiet: float = SETTLE_QUIET,
 ) -> Reading:
-    """A look at a live pad: ``new`` (a version other than ``last``), ``same``, or
-    ``unreadable`` (torn or vanished even after the retries of :func:`read`; never taken for
-    a new version, and ``snapshot`` stays the last good one)."""
+    """A look at a live pad, once it has settled (:func:`read_settled`): ``new`` (a version
+    other than ``last``), ``same``, or ``unreadable`` (torn, gone or still being written;
+    never taken for a new version, and ``snapshot`` stays the last good one)."""
     try:
-        snap = read(path, fmt=fmt)
+        snap = read(path, fmt=fmt, quiet=quiet)
     except PadError as exc:
         return Reading("unreadable", last, exc.problem)
     if last is not None and snap.stamp.sha256 == last.stamp.sha256:

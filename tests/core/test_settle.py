@@ -1,0 +1,144 @@
+"""The settle rule of live reads (``store.read_settled``): a version is taken only once two
+looks at the file, the settle interval apart, find the same file with the same bytes. Each
+writer here acts in the interval between two looks (the read's pause), so every case is
+exact, not a race."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from padtui.core import store
+from padtui.core.errors import PadError
+
+QUIET = 0.02
+
+CONSTRAINT = {"kind": "constraint", "id": "c1", "text": "Never force-push main.", "sealed": True}
+
+
+def lines(*texts: str) -> bytes:
+    notes = [{"kind": "note", "id": f"n{i}", "text": t} for i, t in enumerate(texts)]
+    return "".join(json.dumps(e) + "\n" for e in [*notes, CONSTRAINT]).encode()
+
+
+@pytest.fixture
+def during_pauses(monkeypatch: pytest.MonkeyPatch) -> Callable[[Iterator[None]], list[float]]:
+    """Run one step of a writer in each pause of the read (then pause for real)."""
+
+    def install(writer: Iterator[None]) -> list[float]:
+        pauses: list[float] = []
+        sleep = store.time.sleep
+
+        def pause(seconds: float) -> None:
+            pauses.append(seconds)
+            next(writer, None)
+            sleep(seconds)
+
+        monkeypatch.setattr(store.time, "sleep", pause)
+        return pauses
+
+    return install
+
+
+def test_a_jsonl_prefix_that_parses_is_not_taken_while_the_save_goes_on(
+    tmp_path: Path, during_pauses: Callable[[Iterator[None]], list[float]]
+) -> None:
+    pad = tmp_path / "pad.jsonl"
+    whole = lines("first", "second", "third")
+    prefix = whole[: whole.index(b"\n") + 1]  # one whole line: a pad that parses, alone
+    with open(pad, "wb") as f:  # the save has begun: O_TRUNC, a first chunk
+        f.write(prefix)
+    assert store.read(str(pad)).pad.entries[0].text == "first"  # an unsettled read takes it
+
+    def rest() -> Iterator[None]:
+        with open(pad, "r+b") as f:
+            f.seek(len(prefix))
+            for i in range(len(prefix), len(whole), 40):
+                f.write(whole[i : i + 40])
+                f.flush()
+                yield
+
+    pauses = during_pauses(rest())
+    snap = store.read_settled(str(pad), QUIET)
+    assert snap.data == whole
+    assert [e.id for e in snap.pad.entries] == ["n0", "n1", "n2", "c1"]
+    assert len(pauses) > 2 and set(pauses) == {QUIET}
+
+
+def test_a_same_size_rewrite_with_the_same_mtime_is_told_by_its_bytes(
+    tmp_path: Path, during_pauses: Callable[[Iterator[None]], list[float]]
+) -> None:
+    pad = tmp_path / "pad.jsonl"
+    old, new = lines("alpha", "bravo"), lines("gamma", "delta")
+    assert len(old) == len(new)
+    pad.write_bytes(old)
+    st = os.stat(pad)
+
+    def rewrite() -> Iterator[None]:  # r+: no truncation, the size never changes
+        with open(pad, "r+b") as f:
+            f.write(new[: len(new) // 2])
+        os.utime(pad, ns=(st.st_atime_ns, st.st_mtime_ns))  # within one timestamp tick
+        yield
+        with open(pad, "r+b") as f:
+            f.seek(len(new) // 2)
+            f.write(new[len(new) // 2 :])
+        os.utime(pad, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+    during_pauses(rewrite())
+    assert store.read_settled(str(pad), QUIET).data == new
+
+
+def test_a_pad_deleted_and_written_anew_within_the_interval_is_not_gone(
+    tmp_path: Path, during_pauses: Callable[[Iterator[None]], list[float]]
+) -> None:
+    pad = tmp_path / "pad.jsonl"
+    pad.unlink(missing_ok=True)
+
+    def write_anew() -> Iterator[None]:
+        pad.write_bytes(lines("back"))
+        yield
+
+    during_pauses(write_anew())
+    assert store.read_settled(str(pad), QUIET).pad.entries[0].text == "back"
+    pad.unlink()
+    with pytest.raises(PadError, match="no such file"):
+        store.read_settled(str(pad), QUIET)  # gone at both looks: gone
+
+
+def test_a_file_that_never_settles_is_still_being_written_not_a_version(
+    tmp_path: Path, during_pauses: Callable[[Iterator[None]], list[float]]
+) -> None:
+    pad = tmp_path / "pad.jsonl"
+    pad.write_bytes(lines("0"))
+
+    def forever() -> Iterator[None]:
+        n = 0
+        while True:
+            n += 1
+            pad.write_bytes(lines(str(n)))
+            yield
+
+    pauses = during_pauses(forever())
+    with pytest.raises(PadError, match="still being written"):
+        store.read_settled(str(pad), QUIET, limit=0.2)
+    assert 0.2 / QUIET - 1 <= len(pauses) <= 0.2 / QUIET + 2  # bounded by the limit
+
+
+def test_a_settled_torn_file_is_unreadable_and_named(tmp_path: Path) -> None:
+    pad = tmp_path / "pad.json"
+    pad.write_text('{"entries": [', encoding="utf-8")
+    with pytest.raises(PadError, match="invalid JSON"):
+        store.read_settled(str(pad), QUIET)
+
+
+def test_no_pad_file_is_refused_at_once_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "pad.json"
+    os.mkfifo(fifo)  # no writer: an open without O_NONBLOCK would wait forever
+    with pytest.raises(PadError, match="not a regular file"):
+        store.read_settled(str(fifo), QUIET)
+    with pytest.raises(PadError, match="not a regular file"):
+        store.read(str(fifo))
