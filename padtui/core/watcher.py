@@ -2,9 +2,17 @@
 
 Agents often save by writing a temporary file and renaming it over the pad, and a watch on the
 file itself goes silent after the first such save. So the pad's *folder* is watched (not
-recursively), events are filtered to the pad's name, and the file is re-read on any of them.
-A reading that fails to parse is retried briefly before it is reported as unreadable: a torn
-write is never taken for a new version.
+recursively), events are filtered to the pad's paths, and the file is re-read on any of them.
+
+Every reading is taken by the settle rule (``store.read_settled``): a file still being written
+is never taken for a version, even a JSON Lines or Markdown prefix that would parse.
+
+The watch follows the pad wherever its name leads: the folders watched are those of the pad's
+name, of every symbolic link it leads through and of the real file, each with its parent (where
+the folder itself is deleted, re-created or renamed), or, for a folder that does not exist, its
+nearest existing ancestor. They are worked out again on every event, and the watch is armed
+anew when they change (a symlink swapped to another folder, a folder gone or back), before the
+file is read.
 """
 
 from __future__ import annotations
@@ -13,11 +21,15 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from padtui.core import store
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
 from padtui.core.store import Snapshot
+
+MAX_HOPS = 40  # symbolic links followed from the pad's name (the kernel's own limit)
+ARM_ATTEMPTS = 8  # a folder may vanish between being found and being watched: look again
 
 
 @dataclass(frozen=True)
@@ -33,15 +45,19 @@ class Reading:
         return self.snapshot.file if self.snapshot is not None else None
 
 
-def read_once(path: str, previous: PadFile | None = None, fmt: str | None = None) -> Reading:
-    """Read the pad with its version stamp; torn reads are retried for a few ms first.
+def read_once(
+    path: str, previous: PadFile | None = None, fmt: str | None = None, quiet: float | None = None
+) -> Reading:
+    """Read the pad with its version stamp once it has settled (``store.read_settled``).
 
     ``previous`` (the version on screen) lets a large pad that changed little be read
-    cheaply: only its changed entries are parsed. ``fmt`` reads it as that format."""
+    cheaply: only its changed entries are parsed. ``fmt`` reads it as that format. ``quiet``
+    is the settle interval in seconds (``store.SETTLE_QUIET`` unless given)."""
+    quiet = store.SETTLE_QUIET if quiet is None else quiet
     try:
-        return Reading("version", store.read(path, previous=previous, fmt=fmt))
+        return Reading("version", store.read(path, previous=previous, fmt=fmt, quiet=quiet))
     except PadError as exc:
-        if not os.path.lexists(path):
+        if exc.problem == store.NO_SUCH_FILE or not os.path.lexists(path):
             return Reading("deleted", detail="the pad file is gone")
         return Reading("unreadable", detail=f"{store.UNREADABLE}: {exc.line()}")
 
@@ -52,10 +68,42 @@ async def read_settled(
     return await asyncio.to_thread(read_once, path, previous, fmt)
 
 
-def watched_places(path: str) -> tuple[set[str], set[str]]:
-    """The folders to watch and the names to filter on: the pad's, and its target's."""
-    places = {os.path.abspath(path), os.path.realpath(path)}
-    return {os.path.dirname(p) for p in places}, {os.path.basename(p) for p in places}
+def pad_paths(path: str) -> tuple[str, ...]:
+    """The pad's name, every symbolic link it leads through, and its real file."""
+    hops = [os.path.abspath(path)]
+    for _ in range(MAX_HOPS):
+        try:
+            link = os.readlink(hops[-1])
+        except OSError:
+            break
+        hop = os.path.normpath(os.path.join(os.path.dirname(hops[-1]), link))
+        if hop in hops:
+            break
+        hops.append(hop)
+    real = os.path.realpath(path)
+    return tuple(hops) if real in hops else (*hops, real)
+
+
+def _existing_folder(folder: str) -> str:
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def watched_places(path: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The folders to watch, and the paths whose events concern the pad (see the module)."""
+    paths = pad_paths(path)
+    folders: set[str] = set()
+    for p in paths:
+        folder = _existing_folder(os.path.dirname(p))
+        folders.update((folder, os.path.dirname(folder)))
+    return frozenset(folders), paths
+
+
+def concerns(changed: str, paths: tuple[str, ...]) -> bool:
+    """Is an event at ``changed`` about one of the pad's paths, or a folder on its way?"""
+    prefix = changed.rstrip(os.sep) + os.sep
+    return any(p == changed or p.startswith(prefix) for p in paths)
 
 
 async def watch_pad(
@@ -66,10 +114,11 @@ async def watch_pad(
     previous: Callable[[], PadFile | None] | None = None,
     fmt: str | None = None,
 ) -> AsyncIterator[Reading]:
-    """Yield the current reading, then a new one after every change to the pad's path.
+    """Yield the current reading, then a new one after every change to the pad's paths.
 
-    The folder watch is armed before the first reading is taken, so a write that lands
-    between the two is not missed: once the first reading is out, every later write is seen.
+    The folder watch is armed before the first reading is taken (and armed anew before the
+    reading that follows a change of the folders watched), so a write that lands between the
+    two is not missed: once the first reading is out, every later write is seen.
     ``previous`` says which version is on screen: each read is made against it. ``fmt``
     reads the pad as that format, whatever its name.
     """
@@ -79,32 +128,49 @@ async def watch_pad(
 
     from watchfiles import awatch
 
-    folders, names = watched_places(path)
+    folders, paths = watched_places(path)
 
     def concerns_pad(_change: object, changed: str) -> bool:
-        return os.path.basename(changed) in names
+        return concerns(changed, paths)
 
-    changes = awatch(
-        *sorted(folders),
-        watch_filter=concerns_pad,
-        recursive=False,
-        step=step_ms,
-        debounce=debounce_ms,
-        stop_event=stop,
-    )
-    # awatch sets up its watch in the first step of its first iteration, before it waits for
-    # anything: start that iteration and let it take that step, then read.
-    pending: asyncio.Future[object] = asyncio.ensure_future(anext(changes))
+    async def arm() -> tuple[Any, asyncio.Future[Any]]:
+        nonlocal folders, paths
+        for attempt in range(ARM_ATTEMPTS):
+            if attempt:
+                folders, paths = watched_places(path)
+            changes = awatch(
+                *sorted(folders),
+                watch_filter=concerns_pad,
+                recursive=False,
+                step=step_ms,
+                debounce=debounce_ms,
+                stop_event=stop,
+            )
+            # awatch sets up its watch in the first step of its first iteration, before it
+            # waits for anything: start that iteration and let it take that step.
+            pending = asyncio.ensure_future(anext(changes))
+            await asyncio.sleep(0)
+            if not (pending.done() and isinstance(pending.exception(), FileNotFoundError)):
+                return changes, pending
+            await changes.aclose()  # a folder went away meanwhile
+        return changes, pending
+
+    changes, pending = await arm()
     try:
-        await asyncio.sleep(0)
         yield await read_settled(path, before(), fmt)
         while True:
             try:
                 await pending
             except StopAsyncIteration:
                 return
+            now, paths = watched_places(path)
+            if now != folders:
+                folders = now
+                await changes.aclose()
+                changes, pending = await arm()
+            else:
+                pending = asyncio.ensure_future(anext(changes))
             yield await read_settled(path, before(), fmt)
-            pending = asyncio.ensure_future(anext(changes))
     finally:
         pending.cancel()
         await asyncio.gather(pending, return_exceptions=True)

@@ -252,6 +252,8 @@ class PadApp(App[int]):
         async for reading in watch_pad(
             self.inspection.path, previous=self._on_screen, fmt=self.pad_format
         ):
+            if not self.is_running:  # a settled read can outlast the screen on the way out
+                return
             if first:  # the initial reading was taken on mount
                 first = False
                 self.watch_armed.set()  # (the top bar says "live" from now on)
