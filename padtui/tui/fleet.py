@@ -14,10 +14,13 @@ pad's inspection and uncovers it. Everything the inspector does (trial, commit, 
 alarms) works on a pad opened from the fleet.
 
 Reading and auditing happen off the screen's thread: the folder watch merges bursts of events
-(a batch per quiet moment, and everything that happened while a batch was being read joins the
-next one), a worker thread reads and audits the pads a batch names, and the table is updated
-once per batch. The pad open in the inspector is read there too, but handed to the inspector
-to take in, as its own watch would. Each pad keeps its newest versions in memory
+(a batch per quiet moment), and each pad a batch names is read (by the settle rule, see
+``store.read_settled``) and audited by its own reader in a worker thread; a pad changed while
+its reader is at work is read again once it is done. So a pad that is slow to read (a huge
+file, a file that never stops changing) holds up no other, and what cannot be a pad (a FIFO, a
+device) is refused at once. The table is updated with what the readers found every
+``SHOW_MS`` at most. The pad open in the inspector is read there too, but handed to the
+inspector to take in, as its own watch would. Each pad keeps its newest versions in memory
 (``KEEP_VERSIONS``); its journal keeps them all.
 """
 
@@ -58,6 +61,7 @@ KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps the
 GAUGE_WIDTH = 12
 STEP_MS = 20  # the folder watch: a batch once no event came for this long ...
 DEBOUNCE_MS = 200  # ... or this long after its first event, whichever comes first
+SHOW_MS = 20  # the table takes in what the pads' readers found at most this often
 SWITCH_INTERVAL = 0.001  # seconds: see FleetApp.start_fleet
 FIRST_LOOK_CHUNK = 25  # pads read before their rows are shown, when the fleet starts
 # how bad a verdict is: the worst one seen stays on a pad's row
@@ -401,6 +405,11 @@ class FleetApp(PadApp):
         self.looking: tuple[int, int] | None = None  # the first look: (pads read, of all)
         self.batches = 0  # batches of changes taken in (benchmarks and tests watch this)
         self._stop = asyncio.Event()
+        self._readers: dict[str, asyncio.Task[None]] = {}  # each pad being read: its reader
+        self._read_again: set[str] = set()  # pads changed while their reader was at work
+        self._found: list[tuple[FleetPad, Reading, Observed | None]] = []  # not shown yet
+        self._show_due = False
+        self._readers_group: asyncio.TaskGroup | None = None
         self._switch_interval = sys.getswitchinterval()
 
     # --- the fleet ---------------------------------------------------------------------------
@@ -460,19 +469,22 @@ class FleetApp(PadApp):
         # then look, so that no write between the look and the watch is missed
         pending: asyncio.Future[Any] = asyncio.ensure_future(anext(changes))
         try:
-            await asyncio.sleep(0)
-            names = await asyncio.to_thread(self._pad_names)
-            await self._first_look(names)
-            self.fleet_ready.set()
-            self.ready.set()
-            self.watch_armed.set()  # (the inspector's top bar says "live" on an open pad)
-            while True:
-                try:
-                    batch = await pending
-                except StopAsyncIteration:
-                    return
-                pending = asyncio.ensure_future(anext(changes))
-                await self._take_in({os.path.basename(path) for _change, path in batch})
+            # the pads' readers run in this group: one that fails fails the watch, as before
+            async with asyncio.TaskGroup() as readers:
+                self._readers_group = readers
+                await asyncio.sleep(0)
+                names = await asyncio.to_thread(self._pad_names)
+                first = readers.create_task(self._first_look(names))  # changes followed meanwhile
+                while True:
+                    try:
+                        batch = await pending
+                    except StopAsyncIteration:
+                        break
+                    pending = asyncio.ensure_future(anext(changes))
+                    self._take_in({os.path.basename(path) for _change, path in batch})
+                    self.batches += 1
+                for task in [first, *self._readers.values()]:
+                    task.cancel()
         finally:
             pending.cancel()
             await asyncio.gather(pending, return_exceptions=True)
@@ -484,9 +496,13 @@ class FleetApp(PadApp):
         for start in range(0, len(names), FIRST_LOOK_CHUNK):
             self.looking = (start, len(names))
             self._draw_fleet_bars()
-            await self._take_in(names[start : start + FIRST_LOOK_CHUNK])
+            await asyncio.wait(self._take_in(names[start : start + FIRST_LOOK_CHUNK]))
+            self._show_found()
         self.looking = None
         self._draw_fleet_bars()
+        self.fleet_ready.set()
+        self.ready.set()
+        self.watch_armed.set()  # (the inspector's top bar says "live" on an open pad)
 
     def _pad_names(self) -> list[str]:
         try:
@@ -498,19 +514,43 @@ class FleetApp(PadApp):
             return []
         return sorted(n for n in names if is_pad_name(n))
 
-    async def _take_in(self, names: Iterable[str]) -> None:
-        """Read and audit the pads named (in a worker thread), then show their rows."""
-        pads = []
+    def _take_in(self, names: Iterable[str]) -> list[asyncio.Task[None]]:
+        """Have the pads named read and audited, each by its own reader; returns the readers.
+
+        A pad whose reader is at work is read again once it is done."""
+        readers = []
         for name in sorted(set(names)):
-            pad = self.pads.get(name)
-            if pad is None:
-                pad = self._new_pad(name)
-            pads.append(pad)
-        if not pads:
-            return
-        results = await asyncio.to_thread(self._read, pads)
-        self._show(results)
-        self.batches += 1
+            reader = self._readers.get(name)
+            if reader is None:
+                assert self._readers_group is not None  # (the folder watch is running)
+                pad = self.pads.get(name) or self._new_pad(name)
+                reader = self._readers_group.create_task(self._reader(pad))
+                self._readers[name] = reader
+            else:
+                self._read_again.add(name)
+            readers.append(reader)
+        return readers
+
+    async def _reader(self, pad: FleetPad) -> None:
+        try:
+            while True:
+                self._read_again.discard(pad.name)
+                found = await asyncio.to_thread(self._read, [pad])
+                self._found.extend(found)
+                if not self._show_due:
+                    self._show_due = True
+                    asyncio.get_running_loop().call_later(SHOW_MS / 1000, self._show_found)
+                if pad.name not in self._read_again:
+                    return
+        finally:
+            self._readers.pop(pad.name, None)
+
+    def _show_found(self) -> None:
+        """What the readers found since the last time, on screen."""
+        self._show_due = False
+        found, self._found = self._found, []
+        if found and self.is_running:
+            self._show(found)
 
     def _new_pad(self, name: str) -> FleetPad:
         path = os.path.join(self.folder, name)
