@@ -525,15 +525,14 @@ def _history_text(
 
 def _restore(args: argparse.Namespace, journal: Any) -> int:
     from padtui.core import store
-    from padtui.core.formats import check_writable
+    from padtui.core.formats import check_writable, read_bytes
 
     check_writable(args.path, args.format)  # a Letta .af file: exit 2
 
     wanted = journal.data(args.restore)  # PadError for a version that is not there
-    try:
-        with open(args.path, "rb") as f:
-            same = f.read() == wanted
-    except OSError:
+    try:  # (read_bytes: a FIFO in the pad's place is refused, not waited on)
+        same = read_bytes(args.path) == wanted
+    except PadError:
         same = False
     try:
         after = store.restore(args.path, args.restore, journal=journal, fmt=args.format)

@@ -1,0 +1,39 @@
+"""A FIFO in the pad's place: every command refuses it in one line, none waits on it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from padtui.core import store
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_pads" / "healthy.json"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["check"], ["externalize", "c-1"], ["history", "--restore", "1"], ["compact", "--write"]],
+)
+def test_a_fifo_named_like_a_pad_is_refused_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    pad = tmp_path / "pad.json"
+    pad.write_bytes(SAMPLE.read_bytes())
+    store.read(str(pad), journal=True)  # a version in the journal (for --restore)
+    pad.unlink()
+    os.mkfifo(pad)  # no writer: an open without O_NONBLOCK would never return
+    res = subprocess.run(
+        [sys.executable, "-m", "padtui", command[0], str(pad), *command[1:]],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.strip().endswith("not a regular file"), res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
