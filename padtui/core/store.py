@@ -72,11 +72,13 @@ READ_ATTEMPTS = 6  # a read that does not parse is retried this many times in al
 READ_BACKOFF = 0.001  # ... after 1, 2, 4, 8, 16 ms (31 ms at most): a torn write settles
 UNREADABLE = "unreadable (mid-write?)"
 NO_SUCH_FILE = "no such file"
-# The settle rule of live reads (``read(quiet=...)``): a version is taken only once two looks
-# at the file, SETTLE_QUIET seconds apart, find the same real file with the same size,
-# mtime_ns, inode, device and bytes, and the file is still so once parsed. A file that keeps
-# changing for SETTLE_LIMIT seconds is reported as still being written.
+# The settle rule of live reads (``read(quiet=...)``, see ``read_settled``): a version is
+# taken only once every look at the file over SETTLE_QUIET seconds (SETTLE_LOOKS looks an
+# interval) found the same real file with the same size, mtime_ns, inode, device and bytes,
+# and the file is still so once parsed. A file that keeps changing for SETTLE_LIMIT seconds is
+# reported as still being written.
 SETTLE_QUIET = 0.02
+SETTLE_LOOKS = 4
 SETTLE_LIMIT = 2.0
 STILL_WRITING = "still being written"
 MAX_UNDO = 16
@@ -350,32 +352,39 @@ def read_settled(
 ) -> Snapshot:
     """Read the pad once it has settled: the read a live watcher takes.
 
-    The settle rule: two looks ``quiet`` seconds apart find the same real file with the same
-    size, mtime_ns, inode, device and bytes, and a re-stat after parsing still finds it so.
-    An agent's save in progress (``O_TRUNC`` then writes, an ``r+`` rewrite, a delete then a
-    new file) changes the file between the looks, so a torn file is never parsed into a
-    version, even a JSON Lines or Markdown prefix that would parse. The limit of the rule: a
-    writer that stops mid-save for longer than ``quiet`` shows a settled torn file.
+    The settle rule: the file is looked at every ``quiet / SETTLE_LOOKS`` seconds, and taken
+    once every look over ``quiet`` seconds found the same real file with the same size,
+    mtime_ns, inode, device and bytes, and a re-stat after parsing still finds it so. An
+    agent's save in progress (``O_TRUNC`` then writes, an ``r+`` rewrite, a delete then a new
+    file) changes the file between two looks, so a torn file is never parsed into a version,
+    even a JSON Lines or Markdown prefix that would parse. So a version that stays on disk
+    for ``quiet`` plus one look's interval is taken (once the read has begun); one replaced
+    sooner is passed over. The limit of the rule: a writer that stops mid-save for longer
+    than ``quiet`` shows a settled torn file.
 
     Settled, a file that does not parse raises its PadError, a missing one ``no such file``;
     one that kept changing for ``limit`` seconds raises ``still being written``.
     """
     fmt = format_of(path, fmt)
+    step = quiet / SETTLE_LOOKS
     deadline = time.monotonic() + limit
-    before = look(path)
+    seen = look(path)
+    since = time.monotonic()  # when ``seen`` was last found changed
     while True:
-        time.sleep(quiet)
+        time.sleep(step)
+        started = time.monotonic()
         now = look(path)
-        if before is not None and now is not None and before.same_as(now):
+        if seen is None or now is None or not seen.same_as(now):
+            seen, since = now, time.monotonic()
+        elif started - since >= quiet:
             if now.data is None or now.st is None:
                 raise PadError(path, NO_SUCH_FILE)
             pad_file = parse(path, now.data, fmt, previous)
             if _still(now.st, now.target):
                 return Snapshot(path, now.target, pad_file, Stamp.of(now.st, now.data))
-            now = look(path)
+            seen, since = look(path), time.monotonic()
         if time.monotonic() >= deadline:
             raise PadError(path, f"{STILL_WRITING} (it kept changing for {limit:g} s)")
-        before = now
 
 
 def snapshot_of(pad_file: PadFile) -> Snapshot:

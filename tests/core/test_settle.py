@@ -1,7 +1,7 @@
-"""The settle rule of live reads (``store.read_settled``): a version is taken only once two
-looks at the file, the settle interval apart, find the same file with the same bytes. Each
-writer here acts in the interval between two looks (the read's pause), so every case is
-exact, not a race."""
+"""The settle rule of live reads (``store.read_settled``): a version is taken only once every
+look at the file over the settle interval found the same file with the same bytes. Each
+writer here acts between two looks (in the read's pause), so every case is exact, not a
+race."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_a_jsonl_prefix_that_parses_is_not_taken_while_the_save_goes_on(
     snap = store.read_settled(str(pad), QUIET)
     assert snap.data == whole
     assert [e.id for e in snap.pad.entries] == ["n0", "n1", "n2", "c1"]
-    assert len(pauses) > 2 and set(pauses) == {QUIET}
+    assert len(pauses) > 2 and set(pauses) == {QUIET / store.SETTLE_LOOKS}
 
 
 def test_a_same_size_rewrite_with_the_same_mtime_is_told_by_its_bytes(
@@ -125,7 +125,7 @@ def test_a_file_that_never_settles_is_still_being_written_not_a_version(
     pauses = during_pauses(forever())
     with pytest.raises(PadError, match="still being written"):
         store.read_settled(str(pad), QUIET, limit=0.2)
-    assert 0.2 / QUIET - 1 <= len(pauses) <= 0.2 / QUIET + 2  # bounded by the limit
+    assert len(pauses) <= 0.2 / (QUIET / store.SETTLE_LOOKS) + 1  # bounded by the limit
 
 
 def test_a_settled_torn_file_is_unreadable_and_named(tmp_path: Path) -> None:
