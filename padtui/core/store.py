@@ -44,7 +44,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -350,9 +350,30 @@ def read_settled(
     previous: PadFile | None = None,
     fmt: str | None = None,
 ) -> Snapshot:
-    """Read the pad once it has settled: the read a live watcher takes.
+    """Read the pad once it has settled (:func:`settling`), pausing in this thread."""
+    steps = settling(path, quiet, limit, previous, fmt)
+    while True:
+        try:
+            pause = next(steps)
+        except StopIteration as done:
+            snap: Snapshot = done.value
+            return snap
+        time.sleep(pause)
 
-    The settle rule: the file is looked at every ``quiet / SETTLE_LOOKS`` seconds, and taken
+
+def settling(
+    path: str,
+    quiet: float = SETTLE_QUIET,
+    limit: float = SETTLE_LIMIT,
+    previous: PadFile | None = None,
+    fmt: str | None = None,
+    looks: int = SETTLE_LOOKS,
+) -> Generator[float, None, Snapshot]:
+    """The read a live watcher takes, step by step: yields each pause (seconds) to make
+    before the next look, and returns the pad once it has settled. (So a caller can pause
+    without holding a thread: an event loop looks in a thread and pauses in the loop.)
+
+    The settle rule: the file is looked at every ``quiet / looks`` seconds, and taken
     once every look over ``quiet`` seconds found the same real file with the same size,
     mtime_ns, inode, device and bytes, and a re-stat after parsing still finds it so. An
     agent's save in progress (``O_TRUNC`` then writes, an ``r+`` rewrite, a delete then a new
@@ -366,12 +387,12 @@ def read_settled(
     one that kept changing for ``limit`` seconds raises ``still being written``.
     """
     fmt = format_of(path, fmt)
-    step = quiet / SETTLE_LOOKS
+    step = quiet / max(looks, 1)
     deadline = time.monotonic() + limit
     seen = look(path)
     since = time.monotonic()  # when ``seen`` was last found changed
     while True:
-        time.sleep(step)
+        yield step
         started = time.monotonic()
         now = look(path)
         if seen is None or now is None or not seen.same_as(now):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +48,7 @@ class Reading:
 def read_once(
     path: str, previous: PadFile | None = None, fmt: str | None = None, quiet: float | None = None
 ) -> Reading:
-    """Read the pad with its version stamp once it has settled (``store.read_settled``).
+    """Read the pad with its version stamp once it has settled (``store.settling``).
 
     ``previous`` (the version on screen) lets a large pad that changed little be read
     cheaply: only its changed entries are parsed. ``fmt`` reads it as that format. ``quiet``
@@ -57,15 +57,43 @@ def read_once(
     try:
         return Reading("version", store.read(path, previous=previous, fmt=fmt, quiet=quiet))
     except PadError as exc:
-        if exc.problem == store.NO_SUCH_FILE or not os.path.lexists(path):
-            return Reading("deleted", detail="the pad file is gone")
-        return Reading("unreadable", detail=f"{store.UNREADABLE}: {exc.line()}")
+        return _not_read(path, exc)
 
 
 async def read_settled(
-    path: str, previous: PadFile | None = None, fmt: str | None = None
+    path: str,
+    previous: PadFile | None = None,
+    fmt: str | None = None,
+    looks: int | None = None,
 ) -> Reading:
-    return await asyncio.to_thread(read_once, path, previous, fmt)
+    """:func:`read_once`, its looks at the file made in a thread and its pauses between
+    them in the event loop: a pad that takes long to settle holds up no thread. ``looks``:
+    looks a settle interval (``store.SETTLE_LOOKS`` unless given)."""
+    looks = store.SETTLE_LOOKS if looks is None else looks
+    quiet, limit = store.SETTLE_QUIET, store.SETTLE_LIMIT
+    steps = store.settling(path, quiet, limit, previous, fmt, looks)
+    try:
+        while True:
+            pause, snap = await asyncio.to_thread(_advance, steps)
+            if snap is not None:
+                return Reading("version", snap)
+            await asyncio.sleep(pause)
+    except PadError as exc:
+        return _not_read(path, exc)
+
+
+def _advance(steps: Generator[float, None, Snapshot]) -> tuple[float, Snapshot | None]:
+    """The next step of a settling read: a pause to make, or the snapshot."""
+    try:
+        return next(steps), None
+    except StopIteration as done:
+        return 0.0, done.value
+
+
+def _not_read(path: str, exc: PadError) -> Reading:
+    if exc.problem == store.NO_SUCH_FILE or not os.path.lexists(path):
+        return Reading("deleted", detail="the pad file is gone")
+    return Reading("unreadable", detail=f"{store.UNREADABLE}: {exc.line()}")
 
 
 def pad_paths(path: str) -> tuple[str, ...]:

@@ -14,12 +14,13 @@ pad's inspection and uncovers it. Everything the inspector does (trial, commit, 
 alarms) works on a pad opened from the fleet.
 
 Reading and auditing happen off the screen's thread: the folder watch merges bursts of events
-(a batch per quiet moment), and each pad a batch names is read (by the settle rule, see
-``store.read_settled``) and audited by its own reader in a worker thread; a pad changed while
-its reader is at work is read again once it is done. So a pad that is slow to read (a huge
-file, a file that never stops changing) holds up no other, and what cannot be a pad (a FIFO, a
-device) is refused at once. The table is updated with what the readers found every
-``SHOW_MS`` at most. The pad open in the inspector is read there too, but handed to the
+(a batch per quiet moment), and each pad a batch names gets its own reader, which reads it by
+the settle rule (``store.settling``: its looks at the file in a worker thread, the pauses
+between them in the event loop) and audits it in a worker thread; a pad changed while its
+reader is at work is read again once it is done. So a pad that is slow to read (a huge file, a
+file that never stops changing) holds up no other, and what cannot be a pad (a FIFO, a device)
+is refused at once. The table is updated with what the readers found every ``SHOW_MS`` at
+most. The pad open in the inspector is read there too, but handed to the
 inspector to take in, as its own watch would. Each pad keeps its newest versions in memory
 (``KEEP_VERSIONS``); its journal keeps them all.
 """
@@ -53,7 +54,7 @@ from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PAD_NAMES, format_for_name
 from padtui.core.inspection import Alarm, Inspection, Observed
 from padtui.core.text import clean, one_line
-from padtui.core.watcher import Reading, read_once
+from padtui.core.watcher import Reading, read_settled
 from padtui.tui.app import PAD_ACTIONS, VERDICT_STYLES, PadApp
 from padtui.tui.widgets import gauge_text
 
@@ -61,7 +62,10 @@ KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps the
 GAUGE_WIDTH = 12
 STEP_MS = 20  # the folder watch: a batch once no event came for this long ...
 DEBOUNCE_MS = 200  # ... or this long after its first event, whichever comes first
-SHOW_MS = 20  # the table takes in what the pads' readers found at most this often
+SHOW_MS = 100  # the table takes in what the pads' readers found at most this often
+# looks at a pad a settle interval (store.settling): fewer than the inspector's, as a fleet of
+# a hundred pads a second would otherwise keep the screen's event loop busy with them
+SETTLE_LOOKS = 2
 SWITCH_INTERVAL = 0.001  # seconds: see FleetApp.start_fleet
 FIRST_LOOK_CHUNK = 25  # pads read before their rows are shown, when the fleet starts
 # how bad a verdict is: the worst one seen stays on a pad's row
@@ -535,7 +539,7 @@ class FleetApp(PadApp):
         try:
             while True:
                 self._read_again.discard(pad.name)
-                found = await asyncio.to_thread(self._read, [pad])
+                found = await self._read(pad)
                 self._found.extend(found)
                 if not self._show_due:
                     self._show_due = True
@@ -565,23 +569,21 @@ class FleetApp(PadApp):
         )
         return FleetPad(name, path, insp)
 
-    def _read(self, pads: Sequence[FleetPad]) -> list[tuple[FleetPad, Reading, Observed | None]]:
-        """(worker thread) A reading of each pad, audited against the one before, journaled.
+    async def _read(self, pad: FleetPad) -> list[tuple[FleetPad, Reading, Observed | None]]:
+        """A reading of the pad once settled, audited against the one before and journaled
+        (in a worker thread). The pad open in the inspector is only read: the inspector
+        takes the reading in."""
+        if os.path.isdir(pad.path):
+            return []
+        insp = pad.inspection
+        previous = insp.current.pad_file if insp.versions else None
+        reading = await read_settled(pad.path, previous, looks=SETTLE_LOOKS)
+        observed = await asyncio.to_thread(self._take_reading, pad, reading)
+        return [(pad, reading, observed)]
 
-        The pad open in the inspector is only read: the inspector takes the reading in.
-        """
-        out = []
-        for pad in pads:
-            if os.path.isdir(pad.path):
-                continue
-            insp = pad.inspection
-            reading = read_once(pad.path, insp.current.pad_file if insp.versions else None)
-            observed = None
-            with pad.lock:
-                if not pad.is_open:
-                    observed = self._observe(pad, reading)
-            out.append((pad, reading, observed))
-        return out
+    def _take_reading(self, pad: FleetPad, reading: Reading) -> Observed | None:
+        with pad.lock:
+            return None if pad.is_open else self._observe(pad, reading)
 
     def _observe(self, pad: FleetPad, reading: Reading) -> Observed | None:
         insp = pad.inspection
