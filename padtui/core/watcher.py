@@ -61,14 +61,22 @@ def read_once(
 
 
 async def read_settled(
+    path: str, previous: PadFile | None = None, fmt: str | None = None
+) -> Reading:
+    """:func:`read_once` in a worker thread (the thread pauses between its looks)."""
+    return await asyncio.to_thread(read_once, path, previous, fmt)
+
+
+async def read_settled_pausing_here(
     path: str,
     previous: PadFile | None = None,
     fmt: str | None = None,
     looks: int | None = None,
 ) -> Reading:
-    """:func:`read_once`, its looks at the file made in a thread and its pauses between
-    them in the event loop: a pad that takes long to settle holds up no thread. ``looks``:
-    looks a settle interval (``store.SETTLE_LOOKS`` unless given)."""
+    """:func:`read_once`, its looks at the file made in a worker thread and its pauses
+    between them in the event loop: a pad that takes long to settle holds up no thread
+    (many pads read at once). ``looks``: looks a settle interval (``store.SETTLE_LOOKS``
+    unless given)."""
     looks = store.SETTLE_LOOKS if looks is None else looks
     quiet, limit = store.SETTLE_QUIET, store.SETTLE_LIMIT
     steps = store.settling(path, quiet, limit, previous, fmt, looks)

@@ -54,7 +54,7 @@ from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PAD_NAMES, format_for_name
 from padtui.core.inspection import Alarm, Inspection, Observed
 from padtui.core.text import clean, one_line
-from padtui.core.watcher import Reading, read_settled
+from padtui.core.watcher import Reading, read_settled_pausing_here
 from padtui.tui.app import PAD_ACTIONS, VERDICT_STYLES, PadApp
 from padtui.tui.widgets import gauge_text
 
@@ -577,7 +577,7 @@ class FleetApp(PadApp):
             return []
         insp = pad.inspection
         previous = insp.current.pad_file if insp.versions else None
-        reading = await read_settled(pad.path, previous, looks=SETTLE_LOOKS)
+        reading = await read_settled_pausing_here(pad.path, previous, looks=SETTLE_LOOKS)
         observed = await asyncio.to_thread(self._take_reading, pad, reading)
         return [(pad, reading, observed)]
 
