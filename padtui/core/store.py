@@ -72,7 +72,7 @@ READ_ATTEMPTS = 6  # a read that does not parse is retried this many times in al
 READ_BACKOFF = 0.001  # ... after 1, 2, 4, 8, 16 ms (31 ms at most): a torn write settles
 UNREADABLE = "unreadable (mid-write?)"
 NO_SUCH_FILE = "no such file"
-# The settle rule of live reads (``read(quiet=...)``, see ``read_settled``): a version is
+# The settle rule of live reads (``read(quiet=...)``, see ``settling``): a version is
 # taken only once every look at the file over SETTLE_QUIET seconds (SETTLE_LOOKS looks an
 # interval) found the same real file with the same size, mtime_ns, inode, device and bytes,
 # and the file is still so once parsed. A file that keeps changing for SETTLE_LIMIT seconds is
