@@ -53,7 +53,7 @@ def main() -> None:
         size = padgen.write_pad(path, entries, budget)
         counter = counter_for()
         insp = Inspection(path)
-        first = read_once(path)
+        first = read_once(path, quiet=0)
         assert first.snapshot is not None
         t = time.perf_counter()
         insp.observe(first.snapshot)
@@ -87,7 +87,8 @@ def main() -> None:
             encoded.append(0)
             gc.collect()
             t = time.perf_counter()
-            reading = read_once(path, insp.current.pad_file)  # as the inspector reads
+            # as the inspector reads, less its settle interval (a wait, not work)
+            reading = read_once(path, insp.current.pad_file, quiet=0)
             t1 = time.perf_counter()
             assert reading.snapshot is not None
             observed = insp.observe(reading.snapshot)

@@ -76,7 +76,7 @@ async def run(path: str, versions: int, tokens: int) -> dict[str, Any]:
         for v in range(versions):
             padgen.edit_one(entries, v, rng)
             whole += padgen.write_pad(path, entries, budget)
-            app.take(read_once(path))
+            app.take(read_once(path, quiet=0))  # (the settle interval is a wait, not work)
             if v % 50 == 0:
                 await pilot.pause()  # let the screen draw now and then, as it would
         elapsed = time.perf_counter() - t0
