@@ -383,7 +383,7 @@ class Journal:
             raise
 
     def _decode_version(self, n: int, rec: dict[str, Any]) -> Version:
-        settings = rec.get("set", {})
+        settings = rec.get("set") or {}
         if not isinstance(settings, dict):
             raise _Damaged("its settings are not an object")
         budget = settings.get("budget_tokens")
@@ -472,7 +472,10 @@ class Journal:
             _write_all(fd, payload)
             os.fsync(fd)
             self._scan(fd, repair=False)
-            return int(records[-1]["n"])
+            n = int(records[-1]["n"])
+            if n not in self._by_n:  # (never so: the line was written as it is read)
+                raise PadError(self.path, f"version {n} was written but does not read back")
+            return n
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[int]:
