@@ -635,8 +635,11 @@ def _cut_text(pad_file: PadFile, data: bytes) -> tuple[list[str], list[str]] | N
 
 
 def _line(rec: dict[str, Any]) -> bytes:
-    """A record as a journal line: its JSON, with the CRC-32 of that JSON as its last member."""
-    body = json.dumps(rec, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """A record as a journal line: its JSON, with the CRC-32 of that JSON as its last member.
+    (The header's path is written as ASCII: a file name's undecodable bytes, lone surrogates
+    here, are then ``\\udcXX`` escapes that read back as they were, not a failed write.)"""
+    ascii_ = rec.get("t") == HEADER
+    body = json.dumps(rec, ensure_ascii=ascii_, separators=(",", ":")).encode("utf-8")
     return body[:-1] + b',"c":"%08x"}\n' % zlib.crc32(body)
 
 

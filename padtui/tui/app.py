@@ -264,21 +264,11 @@ class PadApp(App[int]):
 
     @work(exclusive=True, group="watch")
     async def watch_pad(self) -> None:
+        """Follow the pad; where padtui fails on it, show that and follow it anew."""
         first = True
         while True:
             try:
-                async for reading in watch_pad(
-                    self.inspection.path, previous=self._on_screen, fmt=self.pad_format
-                ):
-                    if first:  # the initial reading was taken on mount
-                        first = False
-                        self.watch_armed.set()  # (the top bar says "live" from now on)
-                        if reading.state == "version" and reading.pad_file is not None:
-                            self.take(reading)
-                        else:
-                            self.refresh_view()
-                        continue
-                    self.take(reading)
+                await self._follow(first)
                 return
             except Exception as exc:  # the watch ends with it: shown, then watched anew
                 self.take(Reading("unreadable", detail=failure(self.inspection.path, exc)))
@@ -286,6 +276,20 @@ class PadApp(App[int]):
             self.watch_armed.set()
             await asyncio.sleep(RETRY_AFTER_FAILURE)
             first = False  # the new watch's first reading is one to take in
+
+    async def _follow(self, first: bool) -> None:
+        async for reading in watch_pad(
+            self.inspection.path, previous=self._on_screen, fmt=self.pad_format
+        ):
+            if first:  # the initial reading was taken on mount
+                first = False
+                self.watch_armed.set()  # (the top bar says "live" from now on)
+                if reading.state == "version" and reading.pad_file is not None:
+                    self.take(reading)
+                else:
+                    self.refresh_view()
+                continue
+            self.take(reading)
 
     def _on_screen(self) -> PadFile | None:
         """The version on screen: a new one is read against it (only its changes parsed)."""
