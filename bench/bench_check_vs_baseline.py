@@ -78,7 +78,7 @@ def mark(name):
 import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
 mark("import padtui (no Textual)")
 from padtui.core.tokens import counter_for
-counter = counter_for(); mark("load cl100k_base (rank cache)")
+counter = counter_for(); mark("load cl100k_base")
 from padtui.core.formats import load_pad
 pad = load_pad(sys.argv[1]); mark("read + validate (json.loads, entries)")
 from padtui.core.claims import pad_claims

@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from padtui import __version__
@@ -481,15 +481,27 @@ def cmd_history(args: argparse.Namespace) -> int:
                 "on_disk": on_disk,
                 "current_error": current,
                 "versions": [r.as_json() for r in rows],
+                "damaged_lines": [{"line": n, "problem": p} for n, p in journal.damage()],
+                "lost_versions": sorted(journal.lost()),
             }
         )
     else:
-        print(_history_text(args.path, journal.path, rows, on_disk, current))
+        print(
+            _history_text(
+                args.path, journal.path, rows, on_disk, current, journal.damage(), journal.lost()
+            )
+        )
     return FOUND if corrupt else OK
 
 
 def _history_text(
-    path: str, journal: str, rows: Sequence[Any], on_disk: int | None, current: str | None
+    path: str,
+    journal: str,
+    rows: Sequence[Any],
+    on_disk: int | None,
+    current: str | None,
+    damage: Sequence[tuple[int, str]] = (),
+    lost: Collection[int] = (),
 ) -> str:
     from padtui.core.text import one_line
 
@@ -516,6 +528,16 @@ def _history_text(
         )
     if current is not None:
         lines.append(f"  now: the file is unreadable ({one_line(current, 80)})")
+    if damage:
+        where = ", ".join(str(n) for n, _problem in damage[:10])
+        more = f" and {len(damage) - 10} more" if len(damage) > 10 else ""
+        gone = sorted(lost)
+        named = f"; versions lost: {', '.join(map(str, gone[:20]))}" if gone else ""
+        named += " ..." if len(gone) > 20 else ""
+        lines.append(
+            f"damaged journal: line{'s' if len(damage) > 1 else ''} {where}{more} passed "
+            f"over as unreadable{named}"
+        )
     if any(r.verdict == "corruption" for r in rows):
         lines.append(
             "corruption in the history: `padtui history PATH --restore N` writes a version back"

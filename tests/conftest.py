@@ -10,8 +10,8 @@ import pytest
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """padtui keeps the parsed token ranks under $XDG_CACHE_HOME; the tests (and the
-    programs they start) keep theirs in a folder of this run, shared by all its tests."""
+    """$XDG_CACHE_HOME, for the tests and the programs they start, is a folder of this run
+    (shared by all its tests): nothing a test runs may touch the user's own."""
     before = os.environ.get("XDG_CACHE_HOME")
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
     yield

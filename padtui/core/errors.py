@@ -38,6 +38,15 @@ def json_type(value: Any) -> str:
     return "an object"
 
 
+def shown(value: Any, width: int = 40) -> str:
+    """A value of the file as an error shows it: its repr, cut to ``width`` characters (a
+    number of 4,000 digits, say, is cut, and never converted in full)."""
+    if type(value) is int and not -(10**width) < value < 10**width:
+        return f"a number of more than {width} digits"
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 class EncodingUnavailable(Exception):
     """A tiktoken encoding that is neither bundled nor in tiktoken's cache."""
 

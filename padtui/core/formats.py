@@ -18,13 +18,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from padtui.core import letta
-from padtui.core.errors import PadError, json_type
+from padtui.core.errors import PadError, json_type, shown
 from padtui.core.model import Entry, Pad
 
 if TYPE_CHECKING:
     from padtui.core import markdown
 
 MAX_PAD_BYTES = 64 * 1024 * 1024
+# the largest budget a pad may set: far above any model's context, and small enough that no
+# arithmetic on it (a share, a float) can overflow
+MAX_BUDGET = 10**12
 # How a file's name says its format: the one table by which every part of padtui (this
 # module, the store, the fleet's folder view, the command line's help) decides a format from
 # a path. An ending matches the end of the file's name, case forgiven; the memory files that
@@ -655,8 +658,8 @@ def _guess_lead(text: str, close: int) -> str:
 
 def _settings(path: str, doc: dict[str, Any]) -> Settings:
     budget = doc.get("budget_tokens")
-    if budget is not None and (type(budget) is not int or budget < 0):
-        raise PadError(path, f'"budget_tokens" must be a whole number >= 0, got {budget!r}')
+    if budget is not None and (type(budget) is not int or not 0 <= budget <= MAX_BUDGET):
+        raise PadError(path, f'"budget_tokens" {budget_problem(shown(budget))}')
     encoding = doc.get("encoding")
     if encoding is not None and not isinstance(encoding, str):
         raise PadError(path, f'"encoding" must be a string, got {json_type(encoding)}')
@@ -681,6 +684,11 @@ def _settings(path: str, doc: dict[str, Any]) -> Settings:
             path, f'"rule_headings_replace" must be true or false, got {json_type(replace_)}'
         )
     return Settings(budget, encoding, tuple(headings), replace_)
+
+
+def budget_problem(got: str) -> str:
+    """What is wrong with a budget that is not one (``got``: the value as shown)."""
+    return f"must be a whole number >= 0 (at most {MAX_BUDGET}), got {got}"
 
 
 def _check_text(path: str, where: str, name: str, value: str) -> None:

@@ -21,6 +21,13 @@ version that changes one entry costs one blob and one short line. Rebuilding a v
 glue and blobs and checks the SHA-256 of the whole file, so a version comes back byte for byte.
 A version that did not parse (a torn read kept on purpose) is stored whole, as one blob.
 
+Each line ends with its own CRC-32 (``,"c":"<8 hex digits>"}``, of the line as it would be
+without it). A damaged line (a flipped byte, a line cut or crafted: bad JSON, a bad CRC, a
+value of the wrong type or out of range) costs what it holds and only that: the version on
+it, the versions coded against it as a base or built from its blob; every other version
+comes back, and appends go on (see :meth:`Journal.damage` and :meth:`Journal.lost`). Lines
+without a CRC (from an earlier padtui) are read as they are, until the first line with one.
+
 Appends hold an exclusive ``flock`` on the journal file (it is never replaced, only appended
 to), re-read what other processes appended since, cut off a torn last line left by a crashed
 writer, write the new lines in one ``write`` and ``fsync``. Reading tolerates a torn last line.
@@ -39,6 +46,7 @@ import os
 import re
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,7 +54,7 @@ from typing import Any
 
 from padtui.core.audit import Audit, audit
 from padtui.core.errors import PadError
-from padtui.core.formats import PadFile, parse
+from padtui.core.formats import MAX_BUDGET, PadFile, parse
 from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
 from padtui.core.tokens import counter_for
@@ -58,6 +66,20 @@ CHECKPOINT = 64  # a full entry list at least every this many versions
 INLINE_GLUE = 64  # glue longer than this is stored as a blob
 
 ORIGINS = ("seen", "compact", "externalize", "restore", "write")
+MAX_NUMBER = 2**53  # version numbers, sizes and counts beyond this are crafted, not written
+_CRC = re.compile(rb',"c":"([0-9a-f]{8})"\}$')
+_CRC_CHARS = len(',"c":"00000000"}')
+_VERSION_NUMBER = re.compile(rb'"t":"v","n":(\d{1,15})\b')  # (in a line too damaged to read)
+_HASH = re.compile(f"[0-9a-f]{{{HASH_CHARS}}}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+class _Damaged(ValueError):
+    """A journal line that cannot be trusted; its message says why."""
+
+
+class _Orphan(ValueError):
+    """A sound version line that cannot be used: what it was built on is lost."""
 
 
 def state_dir() -> str:
@@ -137,6 +159,11 @@ class Journal:
         self._depth: dict[int, int] = {}  # n -> versions since the last full list
         self._ino: tuple[int, int] | None = None
         self._hash_of: dict[str, str] = {}  # source text -> its blob's hash (a memo)
+        self._by_n: dict[int, Version] = {}
+        self._line_of: dict[int, bytes] = {}  # n -> the line it was read from
+        self._checked = False  # a line with a CRC was read: every later one must have one
+        self._damage: list[tuple[int, str]] = []  # (line number, what is wrong with it)
+        self._lost: dict[int, str] = {}  # n -> why version n cannot come back
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -147,12 +174,32 @@ class Journal:
 
     def version(self, n: int) -> Version:
         self.refresh()
-        for v in self._versions:
-            if v.n == n:
-                return v
-        last = self._versions[-1].n if self._versions else 0
+        v = self._by_n.get(n)
+        if v is not None:
+            return v
+        if n in self._lost:
+            raise self._lost_error(n, self._lost[n])
+        last = max(self._by_n) if self._by_n else 0
         span = f"1..{last}" if last else "none yet"
         raise PadError(self.path, f"no version {n} in the journal (versions: {span})")
+
+    def damage(self) -> list[tuple[int, str]]:
+        """The damaged lines of the journal read so far: (line number, what is wrong)."""
+        self.refresh()
+        return list(self._damage)
+
+    def lost(self) -> dict[int, str]:
+        """The versions known to be lost to damage (their number, why), as far as the
+        lines say; a version whose own line is beyond reading may not be named here."""
+        self.refresh()
+        return dict(self._lost)
+
+    def _lost_error(self, n: int, why: str) -> PadError:
+        return PadError(
+            self.path,
+            f"version {n} is lost: {why} (the journal is damaged there; "
+            "`padtui history` lists the versions that remain)",
+        )
 
     def latest(self) -> Version | None:
         self.refresh()
@@ -168,13 +215,13 @@ class Journal:
                 g for kind, value, count in v.glue for g in [self._glue(kind, value, n)] * count
             ]
             if len(glue) != len(v.entries) + 1:
-                raise PadError(self.path, "damaged journal: glue does not fit", f"version {n}")
+                raise self._lost_error(n, "its glue does not fit its entries")
             parts = [glue[0]]
             for h, g in zip(v.entries, glue[1:], strict=True):
                 parts += [self._blob(h, n), g]
             out = b"".join(parts)
         if sha256(out) != v.sha256:
-            raise PadError(self.path, "damaged journal: rebuilt bytes do not match", f"version {n}")
+            raise self._lost_error(n, "its bytes, rebuilt, do not match their SHA-256")
         return out
 
     def pad_file(self, n: int, previous: PadFile | None = None) -> PadFile:
@@ -201,9 +248,7 @@ class Journal:
         try:
             return self._blobs[h]
         except KeyError:
-            raise PadError(
-                self.path, f"damaged journal: blob {h} missing", f"version {n}"
-            ) from None
+            raise self._lost_error(n, f"the blob {h} it is built from is missing") from None
 
     def _glue(self, kind: str, value: str, n: int) -> bytes:
         return value.encode("utf-8") if kind == "L" else self._blob(value, n)
@@ -251,69 +296,155 @@ class Journal:
     def _apply(self, line: bytes) -> None:
         where = f"line {self._line}"
         try:
-            rec = json.loads(line)
-            kind = rec["t"]
+            rec = self._record(line)
+            kind = rec.get("t")
             if kind == "b":
-                self._blobs.setdefault(rec["h"], _blob_bytes(rec))
+                h = rec.get("h")
+                if not isinstance(h, str) or not _HASH.fullmatch(h):
+                    raise _Damaged("a blob without its hash")
+                self._blobs.setdefault(h, _blob_bytes(rec))
             elif kind == "v":
-                self._versions.append(self._decode(rec))
+                self._add(self._decode(rec), line)
             elif kind == HEADER:
-                if rec.get("v") != FORMAT_VERSION:
-                    raise PadError(
-                        self.path, f"journal format {rec.get('v')!r} is not supported", where
-                    )
-                self._header = rec.get("pad")
+                v = rec.get("v")
+                if type(v) is int and v != FORMAT_VERSION:
+                    raise PadError(self.path, f"journal format {v} is not supported", where)
+                if v != FORMAT_VERSION:
+                    raise _Damaged("a header without its format")
+                pad = rec.get("pad")
+                self._header = pad if isinstance(pad, str) else None
+            elif not isinstance(kind, str):
+                raise _Damaged("a line of no known kind")
             # other kinds: from a later padtui, skipped
         except PadError:
             raise
-        except (ValueError, KeyError, TypeError, IndexError, binascii.Error):
-            raise PadError(self.path, "damaged journal line", where) from None
+        except _Damaged as exc:
+            self._damaged(line, str(exc))
+        except _Orphan:
+            pass  # (its loss is noted: see _decode)
+        except (
+            ValueError,  # bad JSON, bad UTF-8, a number past Python's digit limit, nan
+            KeyError,
+            TypeError,
+            IndexError,
+            AttributeError,
+            OverflowError,  # 1e999 where a whole number belongs
+            RecursionError,  # nesting past Python's limit
+            binascii.Error,
+        ):
+            self._damaged(line, "not a journal line")
+
+    def _record(self, line: bytes) -> dict[str, Any]:
+        """The record on a line, its CRC checked (ValueError for a line that fails)."""
+        m = _CRC.search(line, len(line) - _CRC_CHARS) if len(line) > _CRC_CHARS else None
+        if m is not None:
+            body = line[:-_CRC_CHARS] + b"}"
+            if int(m[1], 16) != zlib.crc32(body):
+                raise _Damaged("its CRC does not match")
+            self._checked = True
+        elif self._checked:
+            raise _Damaged("its CRC is missing")
+        rec = json.loads(line)
+        if not isinstance(rec, dict):
+            raise _Damaged("not a journal record")
+        return rec
+
+    def _damaged(self, line: bytes, problem: str) -> None:
+        """Pass over a line that cannot be trusted: what it costs is named, nothing more."""
+        self._damage.append((self._line, problem))
+        m = _VERSION_NUMBER.search(line)
+        if m is not None:
+            n = int(m[1])
+            if n not in self._by_n:
+                self._lost.setdefault(n, f"its line ({self._line}) is damaged: {problem}")
+
+    def _add(self, v: Version, line: bytes) -> None:
+        earlier = self._line_of.get(v.n)
+        if earlier is not None:
+            if earlier != line:
+                raise _Damaged(f"a second version {v.n}")
+            return  # the same line twice: nothing new
+        self._versions.append(v)
+        self._by_n[v.n] = v
+        self._line_of[v.n] = line
+        self._lost.pop(v.n, None)
 
     def _decode(self, rec: dict[str, Any]) -> Version:
-        n = int(rec["n"])
-        if self._versions and n <= self._versions[-1].n:
-            raise ValueError("versions out of order")
+        n = _number(rec["n"], 1)
+        try:
+            return self._decode_version(n, rec)
+        except _Damaged as exc:
+            if n not in self._by_n:
+                self._lost[n] = f"its line ({self._line}) is damaged: {exc}"
+            raise
+        except _Orphan as exc:
+            if n not in self._by_n:
+                self._lost[n] = str(exc)
+            raise
+
+    def _decode_version(self, n: int, rec: dict[str, Any]) -> Version:
         settings = rec.get("set") or {}
+        if not isinstance(settings, dict):
+            raise _Damaged("its settings are not an object")
+        budget = settings.get("budget_tokens")
+        if budget is not None and _number(budget, 0) > MAX_BUDGET:
+            raise _Damaged("its budget is out of range")
+        encoding = settings.get("encoding")
+        if encoding is not None and not isinstance(encoding, str):
+            raise _Damaged("its encoding is not a string")
         raw = rec.get("raw")
         entries: tuple[str, ...] = ()
         glue: tuple[tuple[str, str, int], ...] = ()
         if raw is None:
-            glue = tuple((str(k), str(v), int(c)) for k, v, c in rec["glue"])
             if "list" in rec:
-                entries = tuple(str(h) for h in rec["list"])
+                entries = _strings(rec["list"])
                 self._depth[n] = 0
             else:
-                base = self._by_n(int(rec["base"]))
-                keep, tail = (int(x) for x in rec["keep"])
+                base_n = _number(rec["base"], 1)
+                base = self._by_n.get(base_n)
+                if base is None or not base.parsed:
+                    raise _Orphan(f"it is coded against version {base_n}, which is lost")
+                keep_tail = rec["keep"]
+                if not isinstance(keep_tail, list) or len(keep_tail) != 2:
+                    raise _Damaged("its delta is not [keep, tail]")
+                keep, tail = (_number(x, 0) for x in keep_tail)
                 if keep + tail > len(base.entries):
-                    raise ValueError("delta does not fit its base")
-                mid = tuple(str(h) for h in rec["mid"])
+                    raise _Damaged("its delta does not fit its base")
+                mid = _strings(rec["mid"])
                 rest = base.entries[len(base.entries) - tail :] if tail else ()
                 entries = base.entries[:keep] + mid + rest
                 self._depth[n] = self._depth.get(base.n, 0) + 1
+            glue = _glue_runs(rec["glue"], len(entries) + 1)
+        elif not isinstance(raw, str):
+            raise _Damaged("its blob is not a hash")
+        at = rec["at"]
+        if not isinstance(at, str) or len(at) > 40:
+            raise _Damaged("its time is not a time")
+        try:
+            datetime.fromisoformat(at.replace("Z", "+00:00"))
+        except ValueError:
+            raise _Damaged("its time is not a time") from None
+        sha = rec["sha"]
+        if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
+            raise _Damaged("its SHA-256 is not one")
+        origin, fmt = rec["origin"], rec["fmt"]
+        if not isinstance(origin, str) or not isinstance(fmt, str):
+            raise _Damaged("its origin or format is not a string")
         return Version(
             n=n,
-            at=str(rec["at"]),
-            time_ns=int(rec["ns"]),
-            origin=str(rec["origin"]),
-            sha256=str(rec["sha"]),
-            size=int(rec["size"]),
-            format=str(rec["fmt"]),
+            at=at,
+            time_ns=_number(rec["ns"], 0, 2**63),
+            origin=origin,
+            sha256=sha,
+            size=_number(rec["size"], 0),
+            format=fmt,
             parsed=raw is None,
-            budget_tokens=settings.get("budget_tokens"),
-            encoding=settings.get("encoding"),
+            budget_tokens=budget,
+            encoding=encoding,
             entries=entries,
             glue=glue,
-            raw=None if raw is None else str(raw),
+            raw=raw,
         )
-
-    def _by_n(self, n: int) -> Version:
-        for v in reversed(self._versions):
-            if v.n == n:
-                if not v.parsed:
-                    raise ValueError("delta against an unparsed version")
-                return v
-        raise ValueError(f"base version {n} missing")
 
     # --- writing ---------------------------------------------------------------------------
 
@@ -337,14 +468,14 @@ class Journal:
             records = self._encode(data, digest, fmt, origin, pad_file)
             if self._offset == 0:
                 records.insert(0, {"t": HEADER, "v": FORMAT_VERSION, "pad": self.pad})
-            payload = b"".join(
-                json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-                for r in records
-            )
+            payload = b"".join(_line(r) for r in records)
             _write_all(fd, payload)
             os.fsync(fd)
             self._scan(fd, repair=False)
-            return self._versions[-1].n
+            n = int(records[-1]["n"])
+            if n not in self._by_n:  # (never so: the line was written as it is read)
+                raise PadError(self.path, f"version {n} was written but does not read back")
+            return n
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[int]:
@@ -382,7 +513,9 @@ class Journal:
     ) -> list[dict[str, Any]]:
         ns = time.time_ns()
         now = datetime.fromtimestamp(ns / 1e9, UTC)
-        n = self._versions[-1].n + 1 if self._versions else 1
+        n = max(self._by_n, default=0) + 1
+        while n in self._lost:  # a damaged version's number is not given again
+            n += 1
         rec: dict[str, Any] = {
             "t": "v",
             "n": n,
@@ -501,6 +634,51 @@ def _cut_text(pad_file: PadFile, data: bytes) -> tuple[list[str], list[str]] | N
     return glue, sources
 
 
+def _line(rec: dict[str, Any]) -> bytes:
+    """A record as a journal line: its JSON, with the CRC-32 of that JSON as its last member.
+    (The header's path is written as ASCII: a file name's undecodable bytes, lone surrogates
+    here, are then ``\\udcXX`` escapes that read back as they were, not a failed write.)"""
+    ascii_ = rec.get("t") == HEADER
+    body = json.dumps(rec, ensure_ascii=ascii_, separators=(",", ":")).encode("utf-8")
+    return body[:-1] + b',"c":"%08x"}\n' % zlib.crc32(body)
+
+
+def _number(value: Any, least: int, most: int = MAX_NUMBER) -> int:
+    """A whole number of a journal line, in range (else _Damaged)."""
+    if type(value) is not int or not least <= value <= most:
+        raise _Damaged("a number out of range")
+    return value
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(h, str) for h in value):
+        raise _Damaged("a list of hashes that is not one")
+    return tuple(value)
+
+
+def _glue_runs(value: Any, pieces: int) -> tuple[tuple[str, str, int], ...]:
+    """The glue runs of a version: ``[kind, text or hash, count]``, as many pieces in all as
+    the version has places between and around its entries (checked before any is expanded:
+    a count of 10^12 is damage, not a request for memory)."""
+    if not isinstance(value, list):
+        raise _Damaged("its glue is not a list")
+    runs: list[tuple[str, str, int]] = []
+    total = 0
+    for run in value:
+        if not isinstance(run, list) or len(run) != 3:
+            raise _Damaged("its glue is not [kind, text, count] runs")
+        kind, text, count = run
+        if kind not in ("L", "B") or not isinstance(text, str):
+            raise _Damaged("its glue is not [kind, text, count] runs")
+        total += _number(count, 1)
+        if total > pieces:
+            raise _Damaged("its glue does not fit its entries")
+        runs.append((kind, text, count))
+    if total != pieces:
+        raise _Damaged("its glue does not fit its entries")
+    return tuple(runs)
+
+
 def _blob_record(h: str, piece: bytes) -> dict[str, Any]:
     try:
         return {"t": "b", "h": h, "s": piece.decode("utf-8")}
@@ -509,9 +687,13 @@ def _blob_record(h: str, piece: bytes) -> dict[str, Any]:
 
 
 def _blob_bytes(rec: dict[str, Any]) -> bytes:
-    if "s" in rec:
-        return str(rec["s"]).encode("utf-8")
-    return base64.b64decode(rec["b64"], validate=True)
+    text = rec.get("s")
+    if isinstance(text, str):
+        return text.encode("utf-8")  # (UnicodeEncodeError, a ValueError: a lone surrogate)
+    b64 = rec.get("b64")
+    if text is not None or not isinstance(b64, str):
+        raise _Damaged("a blob without its text")
+    return base64.b64decode(b64, validate=True)
 
 
 def _write_all(fd: int, payload: bytes) -> None:
@@ -548,9 +730,12 @@ class HistoryRow:
     tokens: int | None
     previous: int | None  # the readable version this one is audited against
     audit: Audit | None
+    damage: str | None = None  # why the version cannot be rebuilt (the journal is damaged)
 
     @property
     def verdict(self) -> str:
+        if self.damage is not None:
+            return "damaged"
         if self.pad is None:
             return "unreadable"
         if self.audit is None:
@@ -562,6 +747,8 @@ class HistoryRow:
         out["tokens"] = self.tokens
         out["verdict"] = self.verdict
         out["against"] = self.previous
+        if self.damage is not None:
+            out["damage"] = self.damage
         out["findings"] = (
             [
                 {"code": f.code, "severity": f.severity, "entries": list(f.entries)}
@@ -589,7 +776,13 @@ def history(
         if not v.parsed:
             rows.append(HistoryRow(v, None, None, None, None))
         else:
-            pad_file = journal.pad_file(v.n, prev[1] if prev is not None else None)
+            try:
+                pad_file = journal.pad_file(v.n, prev[1] if prev is not None else None)
+            except PadError as exc:  # lost to damage, or bytes crafted to match their hash
+                rows.append(HistoryRow(v, None, None, None, None, exc.problem))
+                if on_version is not None:
+                    on_version()
+                continue
             pad = pad_file.pad
             counter = counter_for(encoding or pad.encoding)
             tokens = sum(counter.count_many(e.text for e in pad.entries))

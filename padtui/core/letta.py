@@ -41,7 +41,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from padtui.core.errors import PadError, json_type
+from padtui.core.errors import PadError, json_type, shown
 from padtui.core.model import Entry, Pad, known_kind
 
 if TYPE_CHECKING:
@@ -217,7 +217,7 @@ def _entry(path: str, block: Any, index: int, where: str, source: str | None) ->
             _str(path, where, block, name)
     limit = block.get("limit")
     if limit is not None and (type(limit) is not int or limit < 0):
-        raise PadError(path, f'"limit" must be a whole number >= 0, got {limit!r}', where)
+        raise PadError(path, f'"limit" must be a whole number >= 0, got {shown(limit)}', where)
     read_only = block.get("read_only")
     if read_only is not None and not isinstance(read_only, bool):
         raise PadError(

@@ -65,8 +65,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from padtui.core.errors import PadError
-from padtui.core.formats import Settings
+from padtui.core.errors import PadError, shown
+from padtui.core.formats import MAX_BUDGET, Settings, budget_problem
 from padtui.core.model import Entry, Pad, known_kind
 
 _BOM = "\ufeff"
@@ -301,26 +301,32 @@ def _front_matter(doc: _Doc) -> tuple[int, Settings]:
                 raise PadError(
                     doc.path,
                     "rule_headings in the front matter must be a list of headings "
-                    f"([a, b], or `- a` lines under it), got {value!r}",
+                    f"([a, b], or `- a` lines under it), got {shown(value)}",
                     where,
                 )
             continue
         if value in ("", "~", "null"):
             continue
         if m[1] == "budget_tokens":
-            if not value.isascii() or not value.isdigit():
+            digits = value.lstrip("0") or "0"
+            if (
+                not value.isascii()
+                or not value.isdigit()
+                or len(digits) > len(str(MAX_BUDGET))
+                or int(digits) > MAX_BUDGET
+            ):
                 raise PadError(
                     doc.path,
-                    f"budget_tokens in the front matter must be a whole number >= 0, got {value!r}",
+                    f"budget_tokens in the front matter {budget_problem(shown(value))}",
                     where,
                 )
-            budget = int(value)
+            budget = int(digits)
         elif m[1] == "rule_headings_replace":
             if value.lower() not in ("true", "false"):
                 raise PadError(
                     doc.path,
                     "rule_headings_replace in the front matter must be true or false, "
-                    f"got {value!r}",
+                    f"got {shown(value)}",
                     where,
                 )
             replace_ = value.lower() == "true"
@@ -390,7 +396,7 @@ def _list_item(path: str, text: str, where: str) -> str:
     if not value.strip(" \t") or (value[0] in "[{" and text.strip(" \t")[0] in "[{"):
         raise PadError(
             path,
-            f"rule_headings in the front matter: each item is a heading's words, got {text!r}",
+            f"rule_headings in the front matter: each item is a heading's words, got {shown(text)}",
             where,
         )
     return value

