@@ -69,9 +69,12 @@ class Plan:
     rule_map: RuleMap | None = field(default=None, repr=False)
 
     def way_out_for(self, path: str) -> str | None:
-        """The way out of a refusal, with the pad's path filled in (shell-quoted)."""
+        """The way out of a refusal, with the pad's path filled in (shell-quoted; a path that
+        starts with ``-`` as ``./-...``, which no command reads as an option)."""
         if self.way_out is None:
             return None
+        if path.startswith("-"):
+            path = "./" + path
         return self.way_out.replace("PATH", shlex.quote(path), 1)
 
     @property
@@ -450,14 +453,15 @@ def _seed(ctx: _Ctx, advise: bool = True) -> Plan:
             NO_LOSS_RECORD,
             f"would drop {_describe(lost)} and no sealed loss_record exists to make the "
             "loss declarable",
-            f"externalize before compacting: padtui externalize PATH {_shell_words(lost)}",
+            f"externalize before compacting: padtui externalize PATH {_shell_words(pad, lost)}",
         )
     return ctx.make(kept, dropped)
 
 
-def _shell_words(entries: Sequence[Entry]) -> str:
-    """The entries' labels as shell words: ``#4`` unquoted would start a comment."""
-    return " ".join(shlex.quote(e.label) for e in entries)
+def _shell_words(pad: Pad, entries: Sequence[Entry]) -> str:
+    """The entries' names as shell words, each quoted (``#4`` bare would start a comment, an
+    id ``a;b`` run ``b``), each naming its entry alone (see ``Pad.name_of``)."""
+    return " ".join(shlex.quote(pad.name_of(e)) for e in entries)
 
 
 def _sealed_over(ctx: _Ctx, fits_at: int | None) -> Plan:
@@ -642,7 +646,7 @@ def _strict(ctx: _Ctx, now: datetime, advise: bool = True) -> Plan:
     if got.code == PROTECTED_KIND_WOULD_DROP:
         lost = [e for e in dropped if e.protected]
         way_out = "externalize them into the sealed region first: padtui externalize PATH " + (
-            _shell_words(lost)
+            _shell_words(pad, lost)
         )
         sealed_then = sealed_cost + sum(ctx.costs[e.index] for e in lost)
         if sealed_then > budget:

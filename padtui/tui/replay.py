@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -59,7 +59,10 @@ class ReplayApp(PadApp):
             except PadError:
                 self.skipped += 1
                 continue
-            seen = datetime.fromisoformat(v.at.replace("Z", "+00:00"))
+            try:
+                seen = datetime.fromisoformat(v.at.replace("Z", "+00:00"))
+            except ValueError:  # (a journal written by hand: its nanoseconds say the same)
+                seen = datetime.fromtimestamp(v.time_ns / 1e9, UTC)
             self.inspection.observe(store.snapshot_of(pad_file), now=seen, origin=v.origin)
         self.recorded = list(self.inspection.versions)
         self.cursor = len(self.recorded) - 1
