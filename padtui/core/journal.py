@@ -337,8 +337,10 @@ class Journal:
             records = self._encode(data, digest, fmt, origin, pad_file)
             if self._offset == 0:
                 records.insert(0, {"t": HEADER, "v": FORMAT_VERSION, "pad": self.pad})
+            # (the header's path as ASCII: a file name's undecodable bytes, lone surrogates
+            # here, are then \udcXX escapes that read back as they were, not a failed write)
             payload = b"".join(
-                json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+                json.dumps(r, ensure_ascii=r["t"] == HEADER, separators=(",", ":")).encode() + b"\n"
                 for r in records
             )
             _write_all(fd, payload)

@@ -7,7 +7,9 @@ filter apply them to all they show, so that no output path has to remember to.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 
 # C0 controls but tab and newline, DEL, and C1 controls (U+009B alone starts a control sequence
 # on some terminals): none of them may reach a terminal; nor may the bidirectional controls
@@ -44,3 +46,23 @@ def one_line(text: str, width: int | None = None) -> str:
     if width is not None and len(flat) > width:
         flat = flat[: max(width - 1, 0)] + "…"
     return flat
+
+
+def shell_word(word: str) -> str:
+    """``word`` as one shell word that a terminal shows as it is and that a shell reads back
+    as exactly ``word``: ``shlex.quote`` when the word shows as it is; else (controls in a
+    file name) an ANSI-C ``$'...'`` word, every byte of the name that is not printable ASCII
+    written as ``\\xHH`` (bash, zsh, ksh and POSIX.1-2024 shells read it; the bytes are the
+    file system's, so an undecodable byte comes back as itself)."""
+    if one_line(word) == word:
+        return shlex.quote(word)
+    out = []
+    for byte in os.fsencode(word):
+        ch = chr(byte)
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\x{byte:02x}")
+    return "$'" + "".join(out) + "'"
