@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from padtui import __version__
 from padtui.core.errors import EncodingUnavailable, PadError
@@ -36,6 +36,14 @@ COMMANDS = (
 
 class UsageError(Exception):
     """Bad arguments: exit 2 with a one-line message."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line like every other bad input (argparse's own
+    prints the usage too), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 def _budget(value: str) -> int:
@@ -129,7 +137,7 @@ def _journal_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="padtui",
         description="Watch a self-editing agent's scratchpad; tell a declared compaction "
         "from a corrupting rewrite.",
@@ -319,7 +327,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(_plan_json(args.path, plan, args.format))
     else:
-        print(plan_report(args.path, plan, args.format))
+        _out(plan_report(args.path, plan, args.format))
     return FOUND if plan.refused else OK
 
 
@@ -332,9 +340,9 @@ def cmd_compact(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({**_plan_json(args.path, plan, args.format), "written": False})
     else:
-        print(plan_report(args.path, plan, args.format))
+        _out(plan_report(args.path, plan, args.format))
         if not plan.refused and plan.dropped:
-            print("dry run: nothing written")
+            _out("dry run: nothing written")
     return FOUND if plan.refused else OK
 
 
@@ -374,15 +382,15 @@ def _compact_write(args: argparse.Namespace) -> int:
         if args.json:
             _print_json({**report, "written": False})
         else:
-            print(plan_report(args.path, plan, args.format))
-            print("refused: nothing written")
+            _out(plan_report(args.path, plan, args.format))
+            _out("refused: nothing written")
         return FOUND
     if not plan.dropped:
         if args.json:
             _print_json({**report, "written": False})
         else:
-            print(plan_report(args.path, plan, args.format))
-            print("nothing to drop: nothing written")
+            _out(plan_report(args.path, plan, args.format))
+            _out("nothing to drop: nothing written")
         return OK
     try:
         after = store.commit(snap, plan, journal=_journal_arg(args))
@@ -393,8 +401,8 @@ def _compact_write(args: argparse.Namespace) -> int:
         journal = {"path": j.path, "version": after.version} if j is not None else None
         _print_json({**report, "written": True, "journal": journal})
     else:
-        print(plan_report(args.path, plan, args.format))
-        print(
+        _out(plan_report(args.path, plan, args.format))
+        _out(
             f"written: {args.path} ({plan.tokens_total} -> {plan.tokens_after} tokens); "
             + _journal_text(args, after)
         )
@@ -405,8 +413,7 @@ def _missed(message: str, args: argparse.Namespace, report: dict[str, Any]) -> i
     """A commit that did not happen (CAS miss, lock held): exit 1, one line on stderr."""
     if args.json:
         _print_json({**report, "error": message})
-    one_line = message.replace("\r", "\\r").replace("\n", "\\n")
-    print(f"padtui: error: {one_line}", file=sys.stderr)
+    _error(message)
     return FOUND
 
 
@@ -428,7 +435,7 @@ def cmd_externalize(args: argparse.Namespace) -> int:
         if args.json:
             _print_json(report)
         else:
-            print(f"{args.path}: already sealed: {', '.join(already)}; nothing written")
+            _out(f"{args.path}: already sealed: {', '.join(already)}; nothing written")
         return OK
     try:
         after = store.commit(snap, entries, journal=_journal_arg(args), origin="externalize")
@@ -444,8 +451,8 @@ def cmd_externalize(args: argparse.Namespace) -> int:
         line = f"{args.path}: sealed {', '.join(one_line(s, 40) for s in sealed)}"
         if already:
             line += f" (already sealed: {', '.join(one_line(s, 40) for s in already)})"
-        print(line)
-        print(_journal_text(args, after))
+        _out(line)
+        _out(_journal_text(args, after))
     return OK
 
 
@@ -486,7 +493,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             }
         )
     else:
-        print(
+        _out(
             _history_text(
                 args.path, journal.path, rows, on_disk, current, journal.damage(), journal.lost()
             )
@@ -515,7 +522,7 @@ def _history_text(
         )
     for r in rows:
         v = r.version
-        when = v.at.replace("T", " ").removesuffix("Z")
+        when = one_line(v.at.replace("T", " ").removesuffix("Z"), 23)
         tokens = "-" if r.tokens is None else str(r.tokens)
         mark = "  <- on disk" if v.n == on_disk else ""
         verdict = r.verdict
@@ -569,9 +576,9 @@ def _restore(args: argparse.Namespace, journal: Any) -> int:
     if args.json:
         _print_json(report)
     elif same:
-        print(f"{args.path}: version {args.restore} is what is on disk; nothing written")
+        _out(f"{args.path}: version {args.restore} is what is on disk; nothing written")
     else:
-        print(
+        _out(
             f"{args.path}: restored version {args.restore}; the version it replaced is "
             f"journaled; journal: version {after.version} in {journal.path}"
         )
@@ -592,7 +599,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"old": args.old, "new": args.new, **result.as_json()})
     else:
-        print(audit_report(args.old, args.new, result))
+        _out(audit_report(args.old, args.new, result))
     return FOUND if result.verdict == "corruption" else OK
 
 
@@ -666,15 +673,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.path}: the scripted agents write .json pads")
     agent = ScriptedAgent(args.path, scenario, args.writes)
     agent.start()
-    print(f"{scenario.title}\n{scenario.teaches}\nstarted {args.path}", flush=True)
+    _out(f"{scenario.title}\n{scenario.teaches}\nstarted {args.path}", flush=True)
     while not agent.done:
         time.sleep(args.interval)
         result = agent.step()
         if result is None:
             break
-        print(f"step {result.number + 1}/{len(scenario.steps)}: {result.say}", flush=True)
+        _out(f"step {result.number + 1}/{len(scenario.steps)}: {result.say}", flush=True)
         if result.refusal is not None:
-            print(f"halt and surface: {result.refusal.code}: {result.refusal.message}", flush=True)
+            _out(f"halt and surface: {result.refusal.code}: {result.refusal.message}", flush=True)
             return FOUND
     return OK
 
@@ -688,7 +695,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.list:
         for name in names():
             s = load_scenario(name)
-            print(f"{name:<22} {s.title}")
+            _out(f"{name:<22} {s.title}")
         return OK
     scenario = load_scenario(args.scenario)
     from padtui.tui.demo import DemoApp
@@ -727,7 +734,7 @@ def cmd_default(args: argparse.Namespace) -> int:
     path = str(default_pad())
     args = build_parser().parse_args(["check", path])
     code = cmd_check(args)
-    print(
+    _out(
         "\n(not a terminal, so this is the trial of the embedded sample pad; in a terminal "
         "padtui alone runs the demo. See `padtui --help` for the commands)"
     )
@@ -752,10 +759,30 @@ def _without_cyclic_gc(run: Callable[[argparse.Namespace], int], args: argparse.
             gc.enable()
 
 
+# --- output: every line the commands print goes through _out, _error or _print_json --------
+# Pads, file names, journals and caches are untrusted, and their text is in almost every line:
+# these clean all of it (ESC, C0 and C1 controls, DEL, bidirectional controls), so that no
+# output path has to remember to. (The progress line on a terminal writes its own.)
+
+
+def _out(*lines: str, flush: bool = False) -> None:
+    from padtui.core.text import clean
+
+    print(clean("\n".join(lines)), flush=flush)  # noqa: T201
+
+
+def _error(message: str) -> None:
+    """One line on standard error: ``padtui: error: ...``."""
+    from padtui.core.text import one_line
+
+    print(f"padtui: error: {one_line(message)}", file=sys.stderr)  # noqa: T201
+
+
 def _print_json(obj: dict[str, Any]) -> None:
     from padtui.core.text import escape_controls
 
-    print(escape_controls(json.dumps(obj, ensure_ascii=False, indent=2)))
+    # (json.dumps escapes C0 controls; escape_controls the rest: the same JSON value)
+    _out(escape_controls(json.dumps(obj, ensure_ascii=False, indent=2)))
 
 
 def _wants_json(argv: Sequence[str]) -> bool:
@@ -765,8 +792,7 @@ def _wants_json(argv: Sequence[str]) -> bool:
 def _fail(message: str, argv: Sequence[str]) -> int:
     if _wants_json(argv):
         _print_json({"error": message})
-    one_line = message.replace("\r", "\\r").replace("\n", "\\n")
-    print(f"padtui: error: {one_line}", file=sys.stderr)
+    _error(message)
     return BAD
 
 
@@ -790,8 +816,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else BAD
         run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
         if run is None:
-            parser.print_usage(sys.stderr)
-            return BAD
+            raise UsageError("no command given (see `padtui --help`)")
         if run in _SHORT_LIVED:
             return _without_cyclic_gc(run, args)
         return run(args)

@@ -7,7 +7,6 @@ out). ``compact()`` is the seed document's function, same signature, same behavi
 
 from __future__ import annotations
 
-import shlex
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from copy import copy
@@ -21,7 +20,7 @@ from padtui.core.claims import pad_claims
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
 from padtui.core.rules import RuleMap, find_rules
-from padtui.core.text import one_line
+from padtui.core.text import one_line, shell_word
 from padtui.core.tokens import TokenCounter, counter_for
 
 DEFAULT_BUDGET = 4000
@@ -69,10 +68,13 @@ class Plan:
     rule_map: RuleMap | None = field(default=None, repr=False)
 
     def way_out_for(self, path: str) -> str | None:
-        """The way out of a refusal, with the pad's path filled in (shell-quoted)."""
+        """The way out of a refusal, with the pad's path filled in as one shell word (see
+        ``shell_word``; a path that starts with ``-`` as ``./-...``, not read as an option)."""
         if self.way_out is None:
             return None
-        return self.way_out.replace("PATH", shlex.quote(path), 1)
+        if path.startswith("-"):
+            path = "./" + path
+        return self.way_out.replace("PATH", shell_word(path), 1)
 
     @property
     def refused(self) -> bool:
@@ -450,14 +452,15 @@ def _seed(ctx: _Ctx, advise: bool = True) -> Plan:
             NO_LOSS_RECORD,
             f"would drop {_describe(lost)} and no sealed loss_record exists to make the "
             "loss declarable",
-            f"externalize before compacting: padtui externalize PATH {_shell_words(lost)}",
+            f"externalize before compacting: padtui externalize PATH {_shell_words(pad, lost)}",
         )
     return ctx.make(kept, dropped)
 
 
-def _shell_words(entries: Sequence[Entry]) -> str:
-    """The entries' labels as shell words: ``#4`` unquoted would start a comment."""
-    return " ".join(shlex.quote(e.label) for e in entries)
+def _shell_words(pad: Pad, entries: Sequence[Entry]) -> str:
+    """The entries' names as shell words, each quoted (``#4`` bare would start a comment, an
+    id ``a;b`` run ``b``), each naming its entry alone (see ``Pad.name_of``)."""
+    return " ".join(shell_word(pad.name_of(e)) for e in entries)
 
 
 def _sealed_over(ctx: _Ctx, fits_at: int | None) -> Plan:
@@ -641,15 +644,15 @@ def _strict(ctx: _Ctx, now: datetime, advise: bool = True) -> Plan:
     kept, dropped = _kept(pad, got.p), ctx.entries(got.p.dropped)
     if got.code == PROTECTED_KIND_WOULD_DROP:
         lost = [e for e in dropped if e.protected]
-        way_out = "externalize them into the sealed region first: padtui externalize PATH " + (
-            _shell_words(lost)
-        )
+        way_out = "externalize them into the sealed region first"
         sealed_then = sealed_cost + sum(ctx.costs[e.index] for e in lost)
         if sealed_then > budget:
             way_out += (
                 f" (sealed, they make the sealed region {sealed_then} tokens, over the budget "
                 f"of {budget}: raise the budget too)"
             )
+        # (the command ends the line: pasted from "padtui" on, nothing else comes with it)
+        way_out += ": padtui externalize PATH " + _shell_words(pad, lost)
         return ctx.make(
             kept,
             dropped,

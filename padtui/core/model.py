@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from padtui.core.text import one_line
+
 PROTECTED_KINDS = frozenset({"constraint", "negative_fact", "loss_record"})
 CAUTION_KINDS = frozenset({"constraint", "negative_fact"})
 KNOWN_KINDS = ("constraint", "negative_fact", "loss_record", "plan", "note", "hypothesis")
@@ -141,15 +143,34 @@ class Pad:
         return tuple(e for e in self.entries if not e.sealed)
 
     def find(self, label: str) -> Entry | None:
-        """The entry with this id, or at position ``#N``."""
-        for e in self.entries:
-            if e.id == label:
-                return e
-        if label.startswith("#") and label[1:].isdigit():
+        """The entry at position ``#N``, else the first with this id (see :meth:`named`)."""
+        found = self.named(label)
+        return found[0] if found else None
+
+    def named(self, label: str) -> list[Entry]:
+        """The entries a name given on a command line may mean: ``#N`` is always the entry at
+        position N (so every entry can be named, whatever the ids say), any other name the
+        entries with that id (more than one when ids repeat)."""
+        if _is_position(label):
             i = int(label[1:])
-            if i < len(self.entries):
-                return self.entries[i]
-        return None
+            return [self.entries[i]] if i < len(self.entries) else []
+        return [e for e in self.entries if e.id == label]
+
+    def name_of(self, entry: Entry) -> str:
+        """The name of ``entry`` on a command line: its id when that names it alone and shows
+        as it is, else its position ``#N``. An id that a terminal would not show as it is
+        (controls, newlines, surrounding spaces) is never suggested: the command a person
+        reads and the one they paste must be the same; nor is one that starts with ``-``,
+        which would read as an option."""
+        i = entry.id
+        alone = i is not None and [e.index for e in self.named(i)] == [entry.index]
+        if i and alone and one_line(i) == i and not i.startswith("-"):
+            return i
+        return f"#{entry.index}"
+
+
+def _is_position(label: str) -> bool:
+    return label.startswith("#") and label[1:].isascii() and label[1:].isdigit()
 
 
 def labels(entries: Sequence[Entry]) -> list[str]:

@@ -626,9 +626,15 @@ def externalized(
     chosen: dict[int, Entry] = {}
     already: list[str] = []
     for label in labels:
-        e = pad.find(label)
-        if e is None:
+        found = pad.named(label)
+        if not found:
             raise PadError(path, f"no entry {label!r} (name entries by id, or by position #N)")
+        if len(found) > 1:
+            at = ", ".join(f"#{e.index}" for e in found)
+            raise PadError(
+                path, f"{len(found)} entries have the id {label!r} ({at}): name one by position"
+            )
+        e = found[0]
         if e.kind not in PROTECTED_KINDS:
             raise PadError(
                 path,

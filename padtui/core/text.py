@@ -1,30 +1,42 @@
-"""Pad text is untrusted: what may reach a terminal of it."""
+"""Pad text is untrusted: what may reach a terminal of it.
+
+Every path to a terminal goes through ``clean`` (or ``one_line``, built on it), and every JSON
+document through ``escape_controls``; the command line's writer and the inspector's line
+filter apply them to all they show, so that no output path has to remember to.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 
-# C0 controls but tab and newline, DEL, and C1 controls: none of them may reach a terminal;
-# nor may the bidirectional controls (embeddings, overrides, isolates, marks), which reorder
-# what a terminal shows after them ("Trojan Source")
+# C0 controls but tab and newline, DEL, and C1 controls (U+009B alone starts a control sequence
+# on some terminals): none of them may reach a terminal; nor may the bidirectional controls
+# (embeddings, overrides, isolates, marks), which reorder what a terminal shows after them
+# ("Trojan Source")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# lone surrogates: a file name's undecodable bytes (os.fsdecode); written with
+# surrogateescape they would be those raw bytes again (0x9B among them), written strictly
+# they fail the write
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
     """The text with every control character but newline and tab removed, bidirectional
-    controls included."""
-    return _CONTROLS.sub("", text)
+    controls included, and an undecodable byte of a file name shown as U+FFFD."""
+    return _SURROGATES.sub("\ufffd", _CONTROLS.sub("", text))
 
 
 def escape_controls(json_text: str) -> str:
-    """JSON text with the control characters ``json.dumps`` leaves as they are (DEL, C1,
-    the bidirectional controls) written as ``\\uXXXX`` escapes: the same JSON value, and no
-    such character reaches a terminal. (They occur only inside strings, where an escape
-    means the same character.)"""
+    """JSON text with the characters ``json.dumps`` leaves as they are (DEL, C1, the
+    bidirectional controls, lone surrogates) written as ``\\uXXXX`` escapes: the same JSON
+    value, and no such character reaches a terminal. (They occur only inside strings, where
+    an escape means the same character.)"""
     return _UNESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
 
 
-_UNESCAPED = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNESCAPED = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def one_line(text: str, width: int | None = None) -> str:
@@ -34,3 +46,23 @@ def one_line(text: str, width: int | None = None) -> str:
     if width is not None and len(flat) > width:
         flat = flat[: max(width - 1, 0)] + "…"
     return flat
+
+
+def shell_word(word: str) -> str:
+    """``word`` as one shell word that a terminal shows as it is and that a shell reads back
+    as exactly ``word``: ``shlex.quote`` when the word shows as it is; else (controls in a
+    file name) an ANSI-C ``$'...'`` word, every byte of the name that is not printable ASCII
+    written as ``\\xHH`` (bash, zsh, ksh and POSIX.1-2024 shells read it; the bytes are the
+    file system's, so an undecodable byte comes back as itself)."""
+    if one_line(word) == word:
+        return shlex.quote(word)
+    out = []
+    for byte in os.fsencode(word):
+        ch = chr(byte)
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\x{byte:02x}")
+    return "$'" + "".join(out) + "'"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from functools import partial
 from typing import Any, ClassVar
@@ -15,6 +15,7 @@ from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
@@ -40,6 +41,7 @@ from padtui.tui.screens import (
     WayOut,
     way_out,
 )
+from padtui.tui.terminal import CLEANED
 from padtui.tui.widgets import BudgetGauge, EntryPane, Row, StatusLine
 
 VERDICT_STYLES = {
@@ -207,6 +209,10 @@ class PadApp(App[int]):
         self.watch_armed = asyncio.Event()  # from now on, every write to the pad is seen
         self._rules_found: Plan | None = None  # the trial whose rules at risk are known
         self._rules_sought: Plan | None = None  # the trial a worker finds them for
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then ``Cleaned``: every line any screen draws, cleaned."""
+        return [*super().get_line_filters(), CLEANED]
 
     def notify(
         self,
@@ -498,7 +504,7 @@ class PadApp(App[int]):
                 line.append("  " + ", ".join(critical), style="bold red")
                 line.append(" · a: findings · i: why", style="dim")
             line.append(
-                f"  last rewrite (v{v.number}, {v.origin}) · {v.tokens} tok · "
+                f"  last rewrite (v{v.number}, {one_line(v.origin, 20)}) · {v.tokens} tok · "
                 f"{v.claims} claims · press t to trial a compaction"
             )
         if insp.status in ("unreadable", "deleted"):
@@ -682,7 +688,8 @@ class PadApp(App[int]):
                 severity="warning",
             )
         else:
-            self.write_externalize(self.inspection.current.snapshot, [e.label])
+            snapshot = self.inspection.current.snapshot
+            self.write_externalize(snapshot, [snapshot.pad.name_of(e)])
 
     @work(exclusive=True, group="write", thread=True)
     def write_commit(self, snapshot: Snapshot, trial: Plan) -> None:

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from padtui.core.inspection import Inspection
+from padtui.core.text import one_line
 
 SECTIONS: dict[str, tuple[str, str]] = {
     "distinction": (
@@ -90,7 +91,7 @@ def live_example(inspection: Inspection) -> Text:
         return text
     v = inspection.current
     pad = v.pad_file.pad
-    hazards = [e.label for e in pad.rewritable if e.protected]
+    hazards = [one_line(e.label, 40) for e in pad.rewritable if e.protected]
     per_claim = v.tokens / v.claims if v.claims else 0.0
     text.append(
         f"  {v.tokens} tokens in {v.claims} claims: {per_claim:.1f} tokens per claim; "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -59,12 +59,20 @@ class ReplayApp(PadApp):
             except PadError:
                 self.skipped += 1
                 continue
-            seen = datetime.fromisoformat(v.at.replace("Z", "+00:00"))
+            try:
+                seen = datetime.fromisoformat(v.at.replace("Z", "+00:00"))
+            except ValueError:  # (a journal written by hand: its nanoseconds say the same)
+                seen = datetime.fromtimestamp(v.time_ns / 1e9, UTC)
             self.inspection.observe(store.snapshot_of(pad_file), now=seen, origin=v.origin)
         self.recorded = list(self.inspection.versions)
         self.cursor = len(self.recorded) - 1
         self.inspection.status = "replay"
-        self.show()
+        if self.recorded:
+            self.show()
+        else:  # every version lost to damage (the command line refuses such a journal first)
+            self.query_one("#narration", Static).update(
+                Text(" replay: no version of this journal can be read ", style="bold black on red")
+            )
         self.query_one("#rewritable", EntryPane).focus()
         self.ready.set()
 

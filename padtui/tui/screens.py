@@ -222,7 +222,8 @@ class RefusalScreen(ModalScreen[WayOut | None]):
     def protected(self) -> list[str]:
         if self.plan.code not in ("PROTECTED_KIND_WOULD_DROP", "NO_LOSS_RECORD"):
             return []
-        return [e.label for e in self.plan.dropped if e.protected and not e.sealed]
+        pad = self.plan.source  # (names that pick the entry even when ids repeat)
+        return [pad.name_of(e) for e in self.plan.dropped if e.protected and not e.sealed]
 
     def compose(self) -> ComposeResult:
         p = self.plan
@@ -404,7 +405,7 @@ class HistoryScreen(Screen[None]):
 
     def _detail(self, v: Version) -> None:
         text = Text(
-            f"version {v.number}, seen {v.seen_at:%Y-%m-%d %H:%M:%S}, from {v.origin}"
+            f"version {v.number}, seen {v.seen_at:%Y-%m-%d %H:%M:%S}, from {one_line(v.origin, 40)}"
             f": {v.verdict}\n\n",
             style="bold",
         )

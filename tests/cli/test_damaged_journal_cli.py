@@ -136,3 +136,21 @@ async def test_replay_of_a_crafted_journal_shows_the_versions_that_remain(tmp_pa
         await pilot.pause()
         assert len(replay.recorded) == 3
         assert replay.recorded[-1].pad_file.data == seen[-1]
+
+
+async def test_replay_of_a_journal_whose_every_version_is_lost_says_so(tmp_path, capsys):
+    path, _seen = journaled(tmp_path, capsys, 2)
+    journal = journal_path_for(path)
+    lines = Path(journal).read_bytes().split(b"\n")
+    for n in (1, 2):
+        lines[version_line(journal, n)] = b'{"t":"v","n":%d,"at":"not a time"}' % n
+    damage(journal, lines)
+    code, _out, err = run(capsys, "replay", journal)
+    assert code == 2 and "holds no version" in one_error_line(err, journal)
+    replay = ReplayApp(Journal(journal, path))  # the app itself, should it be handed one
+    async with replay.run_test(size=(80, 24)) as pilot:
+        await replay.ready.wait()
+        for key in ("comma", "full_stop", "h", "escape"):
+            await pilot.press(key)
+        await pilot.pause()
+        assert replay.recorded == [] and replay.is_running
