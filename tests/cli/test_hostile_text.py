@@ -121,7 +121,7 @@ def test_a_journal_time_holding_controls_is_damage_shown_clean(
     for extra in ((), ("--json",)):
         code, out, err = run(capsys, "history", str(pad), "--journal", str(journal), *extra)
         assert_clean(out, err)
-        assert "Traceback" not in err
+        assert "Traceback" not in err and code in (0, 1)
     _, out, _ = run(capsys, "history", str(pad), "--journal", str(journal))
     assert "passed over as unreadable" in out
 
