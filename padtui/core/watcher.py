@@ -142,6 +142,16 @@ def concerns(changed: str, paths: tuple[str, ...]) -> bool:
     return any(p == changed or p.startswith(prefix) for p in paths)
 
 
+def watch_fault(exc: BaseException) -> bool:
+    """Did the folder watch fail on what is in the folder, not on padtui? (The watch library
+    gives up on a file name that is not UTF-8, and any agent can make one: the watch is armed
+    anew and the pad looked at, never left dead.)"""
+    from watchfiles._rust_notify import WatchfilesRustInternalError
+
+    faults = exc.exceptions if isinstance(exc, BaseExceptionGroup) else (exc,)
+    return all(isinstance(e, WatchfilesRustInternalError) for e in faults)
+
+
 async def watch_pad(
     path: str,
     stop: asyncio.Event | None = None,
@@ -195,12 +205,19 @@ async def watch_pad(
     try:
         yield await read_settled(path, before(), fmt)
         while True:
+            faulted = False
             try:
                 await pending
             except StopAsyncIteration:
                 return
+            except Exception as exc:
+                if not watch_fault(exc):
+                    raise
+                faulted = True
+                # (a writer that repeats the fault costs at most a look per debounce)
+                await asyncio.sleep(debounce_ms / 1000)
             now, paths = watched_places(path)
-            if now != folders:
+            if faulted or now != folders:
                 folders = now
                 await changes.aclose()
                 changes, pending = await arm()

@@ -54,7 +54,7 @@ from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PAD_NAMES, format_for_name
 from padtui.core.inspection import Alarm, Inspection, Observed
 from padtui.core.text import clean, one_line
-from padtui.core.watcher import Reading, read_settled_pausing_here
+from padtui.core.watcher import Reading, read_settled_pausing_here, watch_fault
 from padtui.tui.app import FAILED, PAD_ACTIONS, VERDICT_STYLES, PadApp, failure
 from padtui.tui.widgets import gauge_text
 
@@ -464,17 +464,20 @@ class FleetApp(PadApp):
                 os.path.basename(changed)
             )
 
-        changes = awatch(
-            os.path.abspath(folder),
-            watch_filter=concerns_pads,
-            recursive=False,
-            step=STEP_MS,
-            debounce=DEBOUNCE_MS,
-            stop_event=self._stop,
-        )
+        def arm() -> tuple[Any, asyncio.Future[Any]]:
+            changes = awatch(
+                os.path.abspath(folder),
+                watch_filter=concerns_pads,
+                recursive=False,
+                step=STEP_MS,
+                debounce=DEBOUNCE_MS,
+                stop_event=self._stop,
+            )
+            return changes, asyncio.ensure_future(anext(changes))
+
         # the watch is armed in the first step of its first iteration: let it take that step,
         # then look, so that no write between the look and the watch is missed
-        pending: asyncio.Future[Any] = asyncio.ensure_future(anext(changes))
+        changes, pending = arm()
         try:
             # the pads' readers run in this group: one that fails fails the watch, as before
             async with asyncio.TaskGroup() as readers:
@@ -487,6 +490,18 @@ class FleetApp(PadApp):
                         batch = await pending
                     except StopAsyncIteration:
                         break
+                    except Exception as exc:
+                        if not watch_fault(exc):
+                            raise
+                        # the batch is lost: armed anew, every pad is looked at again
+                        await changes.aclose()
+                        await asyncio.sleep(DEBOUNCE_MS / 1000)
+                        changes, pending = arm()
+                        await asyncio.sleep(0)
+                        names = await asyncio.to_thread(self._pad_names)
+                        self._take_in({*names, *self.pads})
+                        self.batches += 1
+                        continue
                     pending = asyncio.ensure_future(anext(changes))
                     self._take_in({os.path.basename(path) for _change, path in batch})
                     self.batches += 1

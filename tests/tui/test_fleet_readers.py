@@ -67,3 +67,18 @@ async def test_a_pad_that_never_settles_holds_up_no_other(
         finally:
             stop.set()
             writer.join()
+
+
+async def test_a_file_name_the_watch_cannot_decode_does_not_blind_the_fleet(
+    tmp_path: Path,
+) -> None:
+    pad = tmp_path / HEALTHY
+    pad.write_bytes((SAMPLES / HEALTHY).read_bytes())
+    async with fleet(tmp_path) as f:
+        batches = f.app.batches
+        with open(os.path.join(os.fsencode(tmp_path), b"bad\xff.json"), "wb") as bad:
+            bad.write(b"{}")  # the watch library fails on this name's event
+        await f.until(lambda: f.app.batches > batches, "the folder looked at again")
+        write_atomic(pad, grown(pad, "Written after the undecodable name."))
+        await f.until(lambda: f.row(HEALTHY)["worst"].strip() == "growth", "the pad's rewrite")
+        assert f.app.is_running

@@ -56,6 +56,24 @@ async def test_every_rename_over_the_pad_is_seen_and_a_deletion_too(tmp_path: Pa
         await asyncio.wait_for(readings.aclose(), 10)
 
 
+async def test_a_file_name_the_watch_cannot_decode_does_not_blind_it(tmp_path: Path) -> None:
+    pad = tmp_path / "pad.json"
+    pad.write_text(note("a"), encoding="utf-8")
+    readings = watch_pad(str(pad))
+    try:
+        await anext(readings)
+        # any agent can make a name that is not UTF-8; the watch library fails on its event
+        with open(os.path.join(os.fsencode(tmp_path), b"bad\xff.json"), "wb") as f:
+            f.write(b"{}")
+        reading = await asyncio.wait_for(anext(readings), 10)  # the pad looked at again
+        assert text_of(reading) == "a"
+        pad.write_text(note("b"), encoding="utf-8")
+        while text_of(reading) != "b":  # the watch is armed anew: later writes are seen
+            reading = await asyncio.wait_for(anext(readings), 10)
+    finally:
+        await asyncio.wait_for(readings.aclose(), 10)
+
+
 def test_an_own_write_the_watch_saw_first_is_relabelled(tmp_path: Path) -> None:
     pad = tmp_path / "pad.json"
     pad.write_text(note("a"), encoding="utf-8")
