@@ -67,6 +67,7 @@ INLINE_GLUE = 64  # glue longer than this is stored as a blob
 
 ORIGINS = ("seen", "compact", "externalize", "restore", "write")
 MAX_NUMBER = 2**53  # version numbers, sizes and counts beyond this are crafted, not written
+TAIL = 256  # bytes of the last line read, looked at again before reading on
 _CRC = re.compile(rb',"c":"([0-9a-f]{8})"\}$')
 _CRC_CHARS = len(',"c":"00000000"}')
 _VERSION_NUMBER = re.compile(rb'"t":"v","n":(\d{1,15})\b')  # (in a line too damaged to read)
@@ -152,6 +153,7 @@ class Journal:
 
     def _reset(self) -> None:
         self._offset = 0
+        self._tail = b""  # the last bytes read: unchanged unless the file was edited in place
         self._line = 0
         self._header: str | None = None
         self._blobs: dict[str, bytes] = {}
@@ -271,8 +273,12 @@ class Journal:
 
     def _scan(self, fd: int, repair: bool) -> None:
         st = os.fstat(fd)
-        if self._ino != (st.st_dev, st.st_ino) or st.st_size < self._offset:
-            self._reset()  # a different or truncated file: start over
+        if (
+            self._ino != (st.st_dev, st.st_ino)
+            or st.st_size < self._offset
+            or os.pread(fd, len(self._tail), self._offset - len(self._tail)) != self._tail
+        ):
+            self._reset()  # a different, truncated or rewritten file: start over
             self._ino = (st.st_dev, st.st_ino)
         if st.st_size == self._offset:
             return
@@ -290,6 +296,8 @@ class Journal:
             self._line += 1
             self._apply(line)
         self._offset += end
+        if end:
+            self._tail = data[max(end - TAIL, 0) : end]
         if repair and end < len(data):
             os.ftruncate(fd, self._offset)  # a torn last line: what a crashed append left
 

@@ -252,3 +252,26 @@ def test_a_later_journal_format_is_still_refused(tmp_path):
     path.write_bytes(_with_crc({"t": "padtui-journal", "v": 2, "pad": "x"}) + b"\n")
     with pytest.raises(PadError, match="journal format 2 is not supported"):
         Journal(str(path)).versions()
+
+
+def test_a_journal_edited_in_place_is_read_anew_by_a_process_that_had_it_open(tmp_path):
+    path = tmp_path / "j.jsonl"
+    pad = str(tmp_path / "pad.json")
+    versions = _pad_versions(6)
+    j = Journal(str(path), pad)
+    for v in versions[:3]:
+        j.append(v, "json", "seen")
+    # another process rewrites the journal in place (same file, its last line gone), then
+    # appends: this object must not read on from the offset it had
+    lines = path.read_bytes().split(b"\n")[:-1]
+    with open(path, "r+b") as f:
+        f.write(b"\n".join(lines[:-1]) + b"\n")
+        f.truncate()
+    other = Journal(str(path), pad)
+    for v in versions[3:]:
+        other.append(v, "json", "seen")
+    assert os.stat(path).st_size >= len(b"\n".join(lines)) + 1  # longer than what j read
+    j.refresh()
+    assert j.damage() == [] and [j.data(v.n) for v in j.versions()] == [
+        other.data(v.n) for v in other.versions()
+    ]
