@@ -288,9 +288,9 @@ def test_the_replaced_version_is_journaled_and_synced_before_the_swap(tmp_path, 
         trace.append(("journal", origin))
         return real_append(self, data, fmt, origin, pad_file)
 
-    def swap_(tmp, target):
-        trace.append(("swap", Path(tmp).read_bytes() == Path(path).read_bytes()))
-        return real_swap(tmp, target)
+    def swap_(place, tmp):
+        trace.append(("swap", (tmp_path / tmp).read_bytes() == Path(path).read_bytes()))
+        return real_swap(place, tmp)
 
     def fsync(fd):
         kind = "dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"
@@ -367,9 +367,9 @@ def _sneak_in(monkeypatch, write_theirs):
     """Make a writer that does not take the lock write right before the swap."""
     real = store._swap
 
-    def swap_(tmp, target):
-        write_theirs(target)
-        return real(tmp, target)
+    def swap_(place, tmp):
+        write_theirs(place.target)
+        return real(place, tmp)
 
     monkeypatch.setattr(store, "_swap", swap_)
 
@@ -419,11 +419,11 @@ def test_a_writer_that_writes_again_during_the_undo_keeps_its_newest(tmp_path, m
     real_exchange = store.exchange
     swaps = []
 
-    def exchange(a, b):
+    def exchange(a, b, dir_fd=None):
         swaps.append(1)
         if len(swaps) == 2:  # the first undo: the writer saves again just before it
-            rename_over(b, second)
-        real_exchange(a, b)
+            rename_over(tmp_path / b, second)
+        real_exchange(a, b, dir_fd)
 
     monkeypatch.setattr(store, "exchange", exchange)
     with pytest.raises(store.Conflict):
@@ -445,9 +445,55 @@ def test_without_exchange_the_residual_race_is_as_documented(tmp_path, monkeypat
     assert Path(path).read_bytes() == after.data
 
 
-def test_a_write_through_a_file_opened_before_the_swap_is_the_residual_race(tmp_path):
-    """Documented: an agent that opened the pad before the swap and writes after it (without
-    O_TRUNC at open) writes into the old inode; the pad does not get it."""
+def test_a_writer_holding_the_pad_open_across_the_swap_gets_it_put_back(tmp_path):
+    """An agent that opened the pad before the swap (without O_TRUNC) and writes after it
+    would write into the displaced file: the commit waits for it, then puts the pad back."""
+    if not store._renameat2():
+        pytest.skip("renameat2 is not available here")
+    path = make_pad(tmp_path)
+    snap = store.read(path)
+    early = open(path, "r+b")  # noqa: SIM115 - held open across the commit
+    with pytest.raises(store.Conflict, match="held open for writing"):
+        store.commit(snap, seals(snap, "nf1"))
+    early.write(b"[]" + b" " * 10)
+    early.close()
+    assert Path(path).read_bytes().startswith(b"[]" + b" " * 10)  # its write reached the pad
+    assert leftovers(tmp_path) == []
+
+
+def test_a_late_write_into_the_displaced_pad_is_put_back(tmp_path, monkeypatch):
+    if not store._renameat2():
+        pytest.skip("renameat2 is not available here")
+    path = make_pad(tmp_path)
+    snap = store.read(path)
+    late = b'[{"kind": "plan", "text": "written late"}]'
+    opened = []
+    _sneak_in(monkeypatch, lambda target: opened.append(open(target, "r+b")))  # noqa: SIM115
+    real_no_writers = store._no_writers
+
+    def no_writers(fd):
+        free = real_no_writers(fd)
+        if opened and not free:  # the commit waits for the writer: it writes now, and closes
+            f = opened.pop()
+            f.write(late)
+            f.truncate()
+            f.close()
+        return free
+
+    monkeypatch.setattr(store, "_no_writers", no_writers)
+    with pytest.raises(store.Conflict, match="put back"):
+        store.commit(snap, seals(snap, "nf1"))
+    assert Path(path).read_bytes() == late
+    assert journal(path).find(late) is not None
+    assert leftovers(tmp_path) == []
+
+
+def test_where_writers_cannot_be_told_the_late_write_window_is_as_documented(tmp_path, monkeypatch):
+    """Without leases (another user's pad, some file systems) the displaced file is watched
+    for LATE_WATCH only: a write through a file opened before the swap after that is lost."""
+    if not store._renameat2():
+        pytest.skip("renameat2 is not available here")
+    monkeypatch.setattr(store, "_no_writers", lambda fd: None)
     path = make_pad(tmp_path)
     snap = store.read(path)
     early = open(path, "r+b")  # noqa: SIM115 - held open across the commit
