@@ -14,6 +14,12 @@ padtui writes a pad that a live agent is also writing, so a commit
   owner, where allowed), flushes and fsyncs it, checks the pad once more, swaps it in, and
   fsyncs the folder. A killed commit leaves the old file or the new one, never a mix.
 
+Where it writes. Every step runs through the pad's folder held open (``dir_fd``) and names
+in it, never following a symlink; the pad's path must still lead to the real file that was
+read, checked under the lock and again right before the swap (:class:`WriteFailed` if not).
+A read-only pad is not replaced, and an I/O error (a full disk) is a WriteFailed with
+nothing written. The lock file is opened without following a symlink, 0600.
+
 The swap. On Linux the new file is swapped in with ``renameat2(RENAME_EXCHANGE)``: the old
 file is not destroyed but comes back under the temporary name, so padtui can check that what
 it displaced is exactly the version it planned from. If an agent that does not take the lock
@@ -22,12 +28,17 @@ that version back (and journals it) and reports a conflict: nothing that reached
 lost unseen. Where the exchange is not available (other systems, file systems without it) the swap
 is ``os.replace`` right after the last check.
 
-The residual race, for agents that do not take the lock: an agent that opened the pad
-*before* the swap and writes through that open file *after* it (without truncating at open:
-``r+`` then write, or ``O_APPEND`` writes) writes into the old inode, which is no longer the
-pad; that write is lost. With ``os.replace`` (no exchange), any write that lands between the
-last check and the replace, a few microseconds, is lost as well. An agent that writes its pad
-under ``padtui.lock(path)`` is never raced.
+Writers holding the pad open. An agent that opened the pad before the swap and writes
+through that open file after it (``r+`` then write, or ``O_APPEND``) would write into the
+displaced file. On Linux a read lease cannot be taken on a file any process holds open for
+writing, which tells padtui whether such a writer exists: before the swap it waits (up to
+``HELD_WAIT``) for writers to close the pad, then reads it once more; after the swap it asks
+again of the displaced file (a writer that opened it in the instant between) and swaps it
+back if one holds it. Our version, out again, is kept beside the pad if someone opened it
+meanwhile. What remains: where leases are not available (another user's pad without
+``CAP_LEASE``, file systems without leases, other systems) such a write is lost, as is,
+without the exchange, any write between the last check and the replace. An agent that writes
+its pad under ``padtui.lock(path)`` is never raced.
 """
 
 from __future__ import annotations
@@ -419,8 +430,11 @@ def _open_lock(lock_file: str) -> int:
     try:
         try:
             fd = os.open(lock_file, flags | os.O_RDWR | os.O_CREAT, 0o600)
-        except PermissionError:  # another user's lock file: reading is enough for flock
-            fd = os.open(lock_file, flags | os.O_RDONLY)
+        except PermissionError as denied:  # another user's lock file: flock needs only to read
+            try:
+                fd = os.open(lock_file, flags | os.O_RDONLY)
+            except FileNotFoundError:
+                raise denied from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             problem = "is a symbolic link; padtui does not follow one to its lock (remove it)"
@@ -773,14 +787,15 @@ def _commit_raw(
                 j.append(data, fmt, "seen", old_file)
             tmp, st = _write_temp(place, new, now.st)
             try:
-                last = _now(place.name, path, place.fd)  # the last look, right before the swap
-                if last is None or not stamp.matches(last.stamp):
-                    raise _conflict(path, fmt, j, last)
                 place.check()
-                exchanged = _swap(place, tmp)
-                swapped = True
-                if exchanged:
-                    _check_displaced(place, tmp, fmt, stamp, (st, new), j)
+                pad_fd = _last_look(place, stamp, fmt, j)
+                try:
+                    exchanged = _swap(place, tmp)
+                    swapped = True
+                    if exchanged:
+                        _check_displaced(place, tmp, pad_fd, fmt, stamp, (st, new), j)
+                finally:
+                    os.close(pad_fd)
                 fsync_dir(place.folder)
             finally:
                 with contextlib.suppress(OSError):
@@ -933,8 +948,7 @@ _SYSCALLS = {"x86_64": 316, "aarch64": 276, "arm64": 276}
 _exchange_fn: Any = None
 _no_exchange: set[int] = set()  # devices whose file system cannot exchange
 
-LATE_WAIT = 0.1  # seconds a commit waits for a writer holding the replaced pad open to close it
-LATE_WATCH = 0.005  # where that cannot be told, seconds the replaced pad is watched for writes
+HELD_WAIT = 0.1  # seconds a commit waits for writers that hold the pad open to close it
 
 
 def _renameat2() -> Any:
@@ -1009,25 +1023,26 @@ def _swap(place: _Place, tmp: str) -> bool:
 def _check_displaced(
     place: _Place,
     tmp: str,
+    pad_fd: int,
     fmt: str,
     stamp: Stamp,
     new: tuple[os.stat_result, bytes],
     j: Journal | None,
 ) -> None:
-    """After an exchange, the file that came out must be the version planned from, and stay
-    so (see :func:`_late_write`).
+    """After an exchange, the file that came out (``pad_fd`` holds it) must be the version
+    planned from, with no writer holding it open (one that opened it in the instant before
+    the swap would write into it, no longer the pad).
 
-    If a writer that does not take the lock got in between, its version is swapped back
-    (following it if it writes again meanwhile), journaled, and the commit is a Conflict.
+    Otherwise it is swapped back (following a writer that saves again meanwhile), journaled,
+    and the commit is a Conflict. Our version, out again, is removed, unless a writer opened
+    it while it was the pad: then it is kept beside the pad, and the Conflict names it.
     """
     path = place.path
+    free = _no_writers(pad_fd)  # before the read: a writer that closed since has written
     got = _now(tmp, path, place.fd)
-    held_open = False
-    if got is not None and stamp.matches(got.stamp):
-        late = _late_write(place, tmp, stamp)
-        if late is None:
-            return
-        held_open, got = late
+    same = got is not None and stamp.matches(got.stamp) and _same_file(got.st, pad_fd)
+    if same and free is not False:
+        return
     # Each exchange puts the file we hold at the pad and brings out what is there. When what
     # comes out is what we last put there, unchanged (same inode, same bytes), the pad holds
     # the newest version someone else wrote; what we hold is ours, or a version its writer
@@ -1042,69 +1057,97 @@ def _check_displaced(
             break
         placed, held = held, out
     else:
-        rescued = fit(place.name, 36) + f".padtui-rescued-{time.time_ns()}"
-        os.rename(tmp, rescued, src_dir_fd=place.fd, dst_dir_fd=place.fd)
-        fsync_dir(place.folder)
+        rescued = _rescue(place, tmp)
         raise Conflict(
             path,
             "another writer kept replacing the pad during the commit; nothing of ours "
-            f"written, a displaced version was kept as {os.path.join(place.folder, rescued)}",
+            f"written, a displaced version was kept as {rescued}",
         )
     fsync_dir(place.folder)
-    if j is not None:
-        if got is not None:
-            _journal_seen(j, got.data, path, fmt)
-        if placed != mine:  # a version its own writer wrote over, about to be removed
-            leftover = _now(tmp, path, place.fd)
-            if leftover is not None:
-                j.append(leftover.data, fmt, "seen")
-    if held_open:
+    if j is not None and got is not None and not same:
+        _journal_seen(j, got.data, path, fmt)
+    kept = ""
+    if _held_open(place, tmp):  # opened while it was the pad: a write may still come
+        kept = f"; what was opened meanwhile is kept as {_rescue(place, tmp)}"
+    elif placed != mine:  # a version its own writer wrote over, about to be removed
+        leftover = _now(tmp, path, place.fd)
+        if leftover is not None and j is not None:
+            j.append(leftover.data, fmt, "seen")
+        elif leftover is not None:
+            kept = f"; a version written over meanwhile is kept as {_rescue(place, tmp)}"
+    if same:
         raise Conflict(
             path,
-            "was held open for writing by another process through the commit (a writer that "
-            "does not take the lock could still write to it); put back, nothing of ours "
-            "written: trial again",
+            "was opened for writing by another process just before the swap (a writer that "
+            f"does not take the lock); put back, nothing of ours written{kept}: trial again",
         )
     raise Conflict(
         path,
         "changed during the commit (a writer that does not take the lock); its version was "
-        "put back and nothing of ours written: trial again",
+        f"put back and nothing of ours written{kept}: trial again",
     )
 
 
-def _late_write(place: _Place, tmp: str, stamp: Stamp) -> tuple[bool, _Now | None] | None:
-    """Can a writer still write into the file the exchange displaced (now at ``tmp``)?
+def _rescue(place: _Place, tmp: str) -> str:
+    rescued = fit(place.name, 36) + f".padtui-rescued-{time.time_ns()}"
+    os.rename(tmp, rescued, src_dir_fd=place.fd, dst_dir_fd=place.fd)
+    fsync_dir(place.folder)
+    return os.path.join(place.folder, rescued)
 
-    A writer that opened the pad before the swap and writes through that open file after it
-    writes there, not into the pad. On Linux a read lease cannot be taken while any process
-    holds a file open for writing, so the commit waits (up to LATE_WAIT) until none does,
-    then reads the file once more: still the version planned from, with no writer left, and
-    no write can come any more (None). Otherwise (True, None): still held open at the
-    deadline; (False, version): a write landed. Where a lease cannot be taken (another
-    user's pad, a file system without leases) the file is watched for LATE_WATCH instead.
-    """
-    fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=place.fd)
+
+def _same_file(st: os.stat_result, fd: int) -> bool:
+    held = os.fstat(fd)
+    return (st.st_ino, st.st_dev) == (held.st_ino, held.st_dev)
+
+
+def _open_quiet(name: str, dir_fd: int) -> int:
+    """A file opened to read and to ask about its writers (a lease break must not kill us)."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
+    return fd
+
+
+def _held_open(place: _Place, name: str) -> bool:
+    """Does a process hold this file open for writing (False where it cannot be told)?"""
+    fd = _open_quiet(name, place.fd)
     try:
-        with contextlib.suppress(OSError, AttributeError):  # a lease break must not kill us
-            fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
+        return _no_writers(fd) is False
+    finally:
+        os.close(fd)
+
+
+def _last_look(place: _Place, stamp: Stamp, fmt: str, j: Journal | None) -> int:
+    """The pad right before the swap: still the version planned from, and held open for
+    writing by no process (where the system can tell: Linux leases). A writer that holds it
+    open (it opened it before the swap, and would write into the file the swap displaces) is
+    waited for up to HELD_WAIT, then the pad is read once more. Returns a descriptor of the
+    pad, for the check after the swap."""
+    try:
+        fd = _open_quiet(place.name, place.fd)
+    except OSError:
+        raise _conflict(place.path, fmt, j, None) from None
+    try:
         start = time.monotonic()
         pause = 0.0002
         while True:
             free = _no_writers(fd)
-            now = _now(tmp, place.path, place.fd)
-            if now is None or not stamp.matches(now.stamp):
-                return False, now
-            if free:
-                return None
-            waited = time.monotonic() - start
-            if free is None and waited >= LATE_WATCH:
-                return None
-            if waited >= LATE_WAIT:
-                return True, None
+            last = _now(place.name, place.path, place.fd)
+            if last is None or not stamp.matches(last.stamp) or not _same_file(last.st, fd):
+                raise _conflict(place.path, fmt, j, last)
+            if free is not False:
+                return fd
+            if time.monotonic() - start >= HELD_WAIT:
+                raise Conflict(
+                    place.path,
+                    "is held open for writing by another process (a writer that does not take "
+                    "the lock); nothing written: trial again",
+                )
             time.sleep(pause)
             pause = min(pause * 2, 0.005)
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
 
 
 def _no_writers(fd: int) -> bool | None:

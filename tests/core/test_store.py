@@ -445,14 +445,22 @@ def test_without_exchange_the_residual_race_is_as_documented(tmp_path, monkeypat
     assert Path(path).read_bytes() == after.data
 
 
-def test_a_writer_holding_the_pad_open_across_the_swap_gets_it_put_back(tmp_path):
-    """An agent that opened the pad before the swap (without O_TRUNC) and writes after it
-    would write into the displaced file: the commit waits for it, then puts the pad back."""
-    if not store._renameat2():
-        pytest.skip("renameat2 is not available here")
+def needs_leases(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if store._no_writers(fd) is None:
+            pytest.skip("this system cannot tell who holds a file open for writing")
+    finally:
+        os.close(fd)
+
+
+def test_a_writer_holding_the_pad_open_is_waited_for_then_a_conflict(tmp_path):
+    """An agent that opened the pad (without O_TRUNC) and writes later would write into the
+    file a swap displaces: while one holds it open, nothing is swapped."""
     path = make_pad(tmp_path)
     snap = store.read(path)
     early = open(path, "r+b")  # noqa: SIM115 - held open across the commit
+    needs_leases(path)
     with pytest.raises(store.Conflict, match="held open for writing"):
         store.commit(snap, seals(snap, "nf1"))
     early.write(b"[]" + b" " * 10)
@@ -461,38 +469,81 @@ def test_a_writer_holding_the_pad_open_across_the_swap_gets_it_put_back(tmp_path
     assert leftovers(tmp_path) == []
 
 
-def test_a_late_write_into_the_displaced_pad_is_put_back(tmp_path, monkeypatch):
-    if not store._renameat2():
-        pytest.skip("renameat2 is not available here")
+def test_a_writer_that_closes_while_the_commit_waits_is_seen(tmp_path, monkeypatch):
     path = make_pad(tmp_path)
     snap = store.read(path)
-    late = b'[{"kind": "plan", "text": "written late"}]'
-    opened = []
-    _sneak_in(monkeypatch, lambda target: opened.append(open(target, "r+b")))  # noqa: SIM115
+    late = b'[{"kind": "plan", "text": "written while the commit waited"}]'
+    early = [open(path, "r+b")]  # noqa: SIM115 - written and closed while the commit waits
     real_no_writers = store._no_writers
 
     def no_writers(fd):
         free = real_no_writers(fd)
-        if opened and not free:  # the commit waits for the writer: it writes now, and closes
-            f = opened.pop()
+        if free is None:
+            pytest.skip("this system cannot tell who holds a file open for writing")
+        if early and not free:
+            f = early.pop()
             f.write(late)
             f.truncate()
             f.close()
         return free
 
     monkeypatch.setattr(store, "_no_writers", no_writers)
-    with pytest.raises(store.Conflict, match="put back"):
+    with pytest.raises(store.Conflict, match="changed since it was read"):
         store.commit(snap, seals(snap, "nf1"))
     assert Path(path).read_bytes() == late
     assert journal(path).find(late) is not None
     assert leftovers(tmp_path) == []
 
 
-def test_where_writers_cannot_be_told_the_late_write_window_is_as_documented(tmp_path, monkeypatch):
-    """Without leases (another user's pad, some file systems) the displaced file is watched
-    for LATE_WATCH only: a write through a file opened before the swap after that is lost."""
+def test_a_writer_that_opens_the_pad_just_before_the_swap_gets_it_put_back(tmp_path, monkeypatch):
     if not store._renameat2():
         pytest.skip("renameat2 is not available here")
+    path = make_pad(tmp_path)
+    snap = store.read(path)
+    opened = []
+    _sneak_in(monkeypatch, lambda target: opened.append(open(target, "r+b")))  # noqa: SIM115
+    needs_leases(path)
+    with pytest.raises(store.Conflict, match="opened for writing by another process just"):
+        store.commit(snap, seals(snap, "nf1"))
+    opened[0].write(b"[]" + b" " * 10)
+    opened[0].close()
+    assert Path(path).read_bytes().startswith(b"[]" + b" " * 10)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_writer_that_opens_our_version_before_it_is_put_back_finds_it_kept(tmp_path, monkeypatch):
+    if not store._renameat2():
+        pytest.skip("renameat2 is not available here")
+    path = make_pad(tmp_path)
+    needs_leases(path)
+    snap = store.read(path)
+    theirs = b'[{"kind": "plan", "text": "theirs"}]'
+    _sneak_in(monkeypatch, lambda target: rename_over(target, theirs))
+    real_exchange = store.exchange
+    opened = []
+
+    def exchange(a, b, dir_fd=None):
+        if not opened:  # the swap itself
+            opened.append(None)
+        elif len(opened) == 1:  # the undo: a writer opens our version, now the pad, first
+            opened.append(open(path, "r+b"))  # noqa: SIM115
+        real_exchange(a, b, dir_fd)
+
+    monkeypatch.setattr(store, "exchange", exchange)
+    with pytest.raises(store.Conflict, match="kept as") as caught:
+        store.commit(snap, seals(snap, "nf1"))
+    kept = str(caught.value).split("kept as ")[1].split(":")[0]
+    assert Path(path).read_bytes() == theirs
+    opened[1].seek(0, os.SEEK_END)
+    opened[1].write(b"\n")
+    opened[1].close()
+    assert Path(kept).read_bytes().endswith(b"\n")  # its write is kept, named in the conflict
+    assert leftovers(tmp_path) == [os.path.basename(kept)]
+
+
+def test_where_writers_cannot_be_told_the_residual_race_is_as_documented(tmp_path, monkeypatch):
+    """Without leases (other systems, some file systems): a write through a file opened
+    before the swap and written after it goes into the displaced file, and is lost."""
     monkeypatch.setattr(store, "_no_writers", lambda fd: None)
     path = make_pad(tmp_path)
     snap = store.read(path)
