@@ -140,8 +140,8 @@ def main() -> None:
     args = ap.parse_args()
     from padtui.core import store
 
-    if args.journal:
-        os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp()
+    state = tempfile.TemporaryDirectory()  # the journals, when --journal
+    os.environ["XDG_STATE_HOME"] = state.name
     if args.no_leases:
         store._no_writers = lambda fd: None  # type: ignore[attr-defined]
     if args.replace:
@@ -167,6 +167,7 @@ def main() -> None:
             f"{sum(r['conflicts'] for r in rows)} conflicts"
         )
     sys.stdout.flush()
+    state.cleanup()
 
 
 if __name__ == "__main__":
