@@ -395,7 +395,7 @@ def _compact_write(args: argparse.Namespace) -> int:
     try:
         after = store.commit(snap, plan, journal=_journal_arg(args))
     except store.CommitError as exc:
-        return _missed(exc.line(), args, {**report, "written": False})
+        return _missed(exc, args, {**report, "written": False})
     if args.json:
         j = store.journal_of(args.path, _journal_arg(args))
         journal = {"path": j.path, "version": after.version} if j is not None else None
@@ -409,12 +409,16 @@ def _compact_write(args: argparse.Namespace) -> int:
     return OK
 
 
-def _missed(message: str, args: argparse.Namespace, report: dict[str, Any]) -> int:
-    """A commit that did not happen (CAS miss, lock held): exit 1, one line on stderr."""
+def _missed(exc: Any, args: argparse.Namespace, report: dict[str, Any]) -> int:
+    """A commit that did not happen, one line on stderr: exit 1 for a CAS miss or a lock held,
+    2 for one the system or the pad's place would not allow (a full disk, a read-only pad)."""
+    from padtui.core.store import WriteFailed
+
+    message = exc.line()
     if args.json:
         _print_json({**report, "error": message})
     _error(message)
-    return FOUND
+    return BAD if isinstance(exc, WriteFailed) else FOUND
 
 
 def cmd_externalize(args: argparse.Namespace) -> int:
@@ -440,7 +444,7 @@ def cmd_externalize(args: argparse.Namespace) -> int:
     try:
         after = store.commit(snap, entries, journal=_journal_arg(args), origin="externalize")
     except store.CommitError as exc:
-        return _missed(exc.line(), args, report)
+        return _missed(exc, args, report)
     if args.json:
         j = store.journal_of(args.path, _journal_arg(args))
         journal = {"path": j.path, "version": after.version} if j is not None else None
@@ -464,6 +468,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         raise UsageError("history reads the journal; --no-journal makes no sense here")
     journal = store.journal_of(args.path, _journal_arg(args))
     assert journal is not None
+    journal.check_owner()  # before anything in it is shown or written back
     if args.restore is not None:
         return _restore(args, journal)
     current: str | None = None
@@ -566,15 +571,21 @@ def _restore(args: argparse.Namespace, journal: Any) -> int:
     try:
         after = store.restore(args.path, args.restore, journal=journal, fmt=args.format)
     except store.CommitError as exc:
-        return _missed(exc.line(), args, {"path": args.path, "restored": None, "written": False})
+        return _missed(exc, args, {"path": args.path, "restored": None, "written": False})
     report = {
         "path": args.path,
         "restored": args.restore,
-        "written": not same,
+        "written": not same or after.created,
+        "created": after.created,
         "journal": {"path": journal.path, "version": after.version},
     }
     if args.json:
         _print_json(report)
+    elif after.created:
+        _out(
+            f"{args.path}: it did not exist; written anew as version {args.restore}; "
+            f"journal: version {after.version} in {journal.path}"
+        )
     elif same:
         _out(f"{args.path}: version {args.restore} is what is on disk; nothing written")
     else:

@@ -56,6 +56,7 @@ from padtui.core.audit import Audit, audit
 from padtui.core.errors import PadError
 from padtui.core.formats import MAX_BUDGET, PadFile, parse
 from padtui.core.model import Pad
+from padtui.core.names import fit
 from padtui.core.rules import RuleMap
 from padtui.core.tokens import counter_for
 
@@ -92,10 +93,12 @@ def state_dir() -> str:
 
 
 def journal_path_for(pad_path: str) -> str:
-    """The default journal of a pad: named from its real path (so every name of it agrees)."""
+    """The default journal of a pad: named from its real path (so every name of it agrees;
+    a name too long for one is cut and hashed)."""
     real = os.path.realpath(pad_path)
     digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:16]
-    return os.path.join(state_dir(), f"{os.path.basename(real)}.{digest}.jsonl")
+    tail = f".{digest}.jsonl"
+    return os.path.join(state_dir(), fit(os.path.basename(real), len(tail)) + tail)
 
 
 def blob_hash(data: bytes) -> str:
@@ -501,8 +504,7 @@ class Journal:
             ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            if self._offset == 0 and self.pad is not None:
-                self._check_owner(fd)
+            self._check_owner(fd)
             yield fd
             if created:
                 fsync_dir(folder)
@@ -513,6 +515,15 @@ class Journal:
 
     def _check_owner(self, fd: int) -> None:
         self._scan(fd, repair=True)
+        self._owned()
+
+    def check_owner(self) -> None:
+        """PadError unless this journal is the pad's own (or has no pad named yet): run it
+        before anything read from the journal is written anywhere."""
+        self.refresh()
+        self._owned()
+
+    def _owned(self) -> None:
         if self._header is not None and self.pad is not None and self._header != self.pad:
             raise PadError(self.path, f"this journal belongs to another pad ({self._header})")
 

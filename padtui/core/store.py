@@ -14,6 +14,12 @@ padtui writes a pad that a live agent is also writing, so a commit
   owner, where allowed), flushes and fsyncs it, checks the pad once more, swaps it in, and
   fsyncs the folder. A killed commit leaves the old file or the new one, never a mix.
 
+Where it writes. Every step runs through the pad's folder held open (``dir_fd``) and names
+in it, never following a symlink; the pad's path must still lead to the real file that was
+read, checked under the lock and again right before the swap (:class:`WriteFailed` if not).
+A read-only pad is not replaced, and an I/O error (a full disk) is a WriteFailed with
+nothing written. The lock file is opened without following a symlink, 0600.
+
 The swap. On Linux the new file is swapped in with ``renameat2(RENAME_EXCHANGE)``: the old
 file is not destroyed but comes back under the temporary name, so padtui can check that what
 it displaced is exactly the version it planned from. If an agent that does not take the lock
@@ -22,12 +28,17 @@ that version back (and journals it) and reports a conflict: nothing that reached
 lost unseen. Where the exchange is not available (other systems, file systems without it) the swap
 is ``os.replace`` right after the last check.
 
-The residual race, for agents that do not take the lock: an agent that opened the pad
-*before* the swap and writes through that open file *after* it (without truncating at open:
-``r+`` then write, or ``O_APPEND`` writes) writes into the old inode, which is no longer the
-pad; that write is lost. With ``os.replace`` (no exchange), any write that lands between the
-last check and the replace, a few microseconds, is lost as well. An agent that writes its pad
-under ``padtui.lock(path)`` is never raced.
+Writers holding the pad open. An agent that opened the pad before the swap and writes
+through that open file after it (``r+`` then write, or ``O_APPEND``) would write into the
+displaced file. On Linux a read lease cannot be taken on a file any process holds open for
+writing, which tells padtui whether such a writer exists: before the swap it waits (up to
+``HELD_WAIT``) for writers to close the pad, then reads it once more; after the swap it asks
+again of the displaced file (a writer that opened it in the instant between) and swaps it
+back if one holds it. Our version, out again, is kept beside the pad if someone opened it
+meanwhile. What remains: where leases are not available (another user's pad without
+``CAP_LEASE``, file systems without leases, other systems) such a write is lost, as is,
+without the exchange, any write between the last check and the replace. An agent that writes
+its pad under ``padtui.lock(path)`` is never raced.
 """
 
 from __future__ import annotations
@@ -39,9 +50,10 @@ import fcntl
 import hashlib
 import json
 import os
+import secrets
+import signal
 import stat
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Generator, Iterable, Iterator, Sequence
@@ -63,6 +75,7 @@ from padtui.core.formats import (
 )
 from padtui.core.journal import Journal, fsync_dir
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad
+from padtui.core.names import fit
 
 LOCK_SUFFIX = ".lock"
 TMP_TAG = ".padtui-"
@@ -108,6 +121,11 @@ class Refused(CommitError):
 
 class LockTimeout(CommitError):
     """Another process held the pad's lock for too long."""
+
+
+class WriteFailed(CommitError):
+    """A commit the system or the pad's place would not allow: an I/O error (a full disk), a
+    read-only pad, a pad whose path now leads to another file than the one read."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +174,7 @@ class Snapshot:
     file: PadFile
     stamp: Stamp
     version: int | None = field(default=None, compare=False)  # its number in the journal
+    created: bool = field(default=False, compare=False)  # written anew (a restore of a lost pad)
 
     @property
     def pad(self) -> Pad:
@@ -192,10 +211,14 @@ class _Moving(Exception):
     """The file changed while it was being read."""
 
 
-def _read_raw(target: str, name: str) -> tuple[bytes, os.stat_result]:
-    """The file's bytes and the stat they belong to (``_Moving`` if it changed meanwhile)."""
-    try:  # O_NONBLOCK: a FIFO in the pad's place must not hang the read
-        fd = os.open(target, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+def _read_raw(target: str, name: str, dir_fd: int | None = None) -> tuple[bytes, os.stat_result]:
+    """The file's bytes and the stat they belong to (``_Moving`` if it changed meanwhile).
+    With ``dir_fd``, ``target`` is a name in that folder, and a symlink there is not followed."""
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO in its place must not hang
+    if dir_fd is not None:
+        flags |= os.O_NOFOLLOW
+    try:
+        fd = os.open(target, flags, dir_fd=dir_fd)
     except FileNotFoundError:
         raise PadError(name, NO_SUCH_FILE) from None
     except IsADirectoryError:
@@ -482,8 +505,10 @@ _registry = threading.Lock()
 
 
 def lock_path_for(path: str) -> str:
-    """``<pad>.lock`` beside the pad's real file (so every name of the pad shares it)."""
-    return os.path.realpath(path) + LOCK_SUFFIX
+    """``<pad>.lock`` beside the pad's real file (so every name of the pad shares it; a name
+    too long for that is cut and hashed)."""
+    folder, name = os.path.split(os.path.realpath(path))
+    return os.path.join(folder, fit(name, len(LOCK_SUFFIX)) + LOCK_SUFFIX)
 
 
 @contextlib.contextmanager
@@ -519,11 +544,38 @@ def lock(path: str, timeout: float | None = None) -> Iterator[str]:
         held.rlock.release()
 
 
-def _flock(lock_file: str, path: str, deadline: float | None, timeout: float | None) -> int:
+def _open_lock(lock_file: str) -> int:
+    """The lock file, created 0600 if need be; never through a symlink, never a non-file."""
+    flags = os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
     try:
-        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fd = os.open(lock_file, flags | os.O_RDWR | os.O_CREAT, 0o600)
+        except PermissionError as denied:  # another user's lock file: flock needs only to read
+            try:
+                fd = os.open(lock_file, flags | os.O_RDONLY)
+            except FileNotFoundError:
+                raise denied from None
     except OSError as exc:
-        raise PadError(lock_file, f"cannot open the lock file: {exc.strerror or exc}") from None
+        if exc.errno == errno.ELOOP:
+            problem = "is a symbolic link; padtui does not follow one to its lock (remove it)"
+        else:
+            problem = f"cannot open the lock file: {exc.strerror or exc}"
+        raise PadError(lock_file, problem) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise PadError(lock_file, "is not a regular file; padtui will not lock it (remove it)")
+        if st.st_mode & 0o177 and st.st_uid == os.geteuid() and st.st_nlink == 1:
+            with contextlib.suppress(OSError):
+                os.fchmod(fd, 0o600)  # one an older padtui left open to all
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _flock(lock_file: str, path: str, deadline: float | None, timeout: float | None) -> int:
+    fd = _open_lock(lock_file)
     try:
         if deadline is None:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -676,14 +728,21 @@ def restore(
     """Write journaled version ``n`` back over the pad, byte for byte, by a safe commit.
 
     The version it replaces is journaled first, even one that does not parse (so a pad an
-    agent garbled can be restored, and the garbled bytes are kept too). ``fmt`` reads the
-    pad as that format, whatever its name.
+    agent garbled can be restored, and the garbled bytes are kept too). A pad that no longer
+    exists is written anew (``created`` on the result): exclusively, in its folder, never
+    through a symlink. The journal must be this pad's own (checked before anything in it is
+    used), and the pad is written only where its path led when the journal was opened.
+    ``fmt`` reads the pad as that format, whatever its name.
     """
     fmt = format_of(path, fmt)
     check_writable(path, fmt)
     j = journal_of(path, journal)
     if j is None:
         raise PadError(path, "restoring a version needs the journal")
+    target = os.path.realpath(path)
+    if j.pad is not None and j.pad != target:
+        raise WriteFailed(path, _moved(j.pad, target))
+    j.check_owner()
     version = j.version(n)
     if version.format != fmt:
         raise PadError(path, f"version {n} is a {version.format} pad; this file is {fmt}")
@@ -694,11 +753,16 @@ def restore(
         current = read(path, fmt=fmt)
     except PadError as exc:
         if exc.problem == NO_SUCH_FILE:
-            raise
-        target = os.path.realpath(path)
+            return _create(path, target, new_file, j, lock_timeout)
         raw, st = _read_raw_settled(target, path)
         return _commit_raw(path, target, raw, Stamp.of(st, raw), fmt, new_file, j, lock_timeout)
+    if current.target != target:
+        raise WriteFailed(path, _moved(target, current.target))
     return _commit(current, new_file.data, new_file, j, lock_timeout, "restore")
+
+
+def _moved(read_as: str, now: str) -> str:
+    return f"now leads to {now}, not to {read_as} as when it was read; nothing written"
 
 
 def _read_raw_settled(target: str, path: str) -> tuple[bytes, os.stat_result]:
@@ -719,13 +783,80 @@ class _Now:
     st: os.stat_result
 
 
-def _now(target: str, name: str) -> _Now | None:
+def _now(target: str, name: str, dir_fd: int | None = None) -> _Now | None:
     """The file's current stamp and bytes (None when it cannot be read as a whole file)."""
     try:
-        data, st = _read_raw(target, name)
+        data, st = _read_raw(target, name, dir_fd)
     except (PadError, _Moving):
         return None
     return _Now(Stamp.of(st, data), data, st)
+
+
+@dataclass(frozen=True)
+class _Place:
+    """The pad's folder, held open while a commit writes in it, and the pad's name there.
+
+    Every file operation of a commit goes through ``fd``: a folder renamed, or swapped for a
+    symlink, after the check cannot send the write elsewhere. :meth:`check` refuses when the
+    pad's path no longer leads to the file that was read (run under the lock, and again
+    right before the swap).
+    """
+
+    path: str  # as the user named it
+    target: str  # its real path when it was read
+    folder: str
+    name: str
+    fd: int
+
+    def check(self) -> None:
+        now = os.path.realpath(self.path)
+        if now != self.target:
+            raise WriteFailed(self.path, _moved(self.target, now))
+        here, held = os.stat(self.folder), os.fstat(self.fd)
+        if (here.st_dev, here.st_ino) != (held.st_dev, held.st_ino):
+            problem = f"its folder {self.folder} was replaced since it was read; nothing written"
+            raise WriteFailed(self.path, problem)
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISLNK(os.stat(self.name, dir_fd=self.fd, follow_symlinks=False).st_mode):
+                raise WriteFailed(self.path, _moved(self.target, "a symbolic link"))
+
+
+@contextlib.contextmanager
+def _place(path: str, target: str) -> Iterator[_Place]:
+    folder, name = os.path.split(target)
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise WriteFailed(
+            path, f"cannot open its folder {folder}: {exc.strerror or exc}; nothing written"
+        ) from None
+    try:
+        place = _Place(path, target, folder, name, fd)
+        try:
+            place.check()
+        except OSError as exc:
+            raise _failed(path, exc, False) from None
+        yield place
+    finally:
+        os.close(fd)
+
+
+def _failed(path: str, exc: OSError, swapped: bool) -> WriteFailed:
+    why = exc.strerror or str(exc)
+    if not swapped:
+        return WriteFailed(path, f"{why}; nothing written")
+    return WriteFailed(path, f"{why}, after the new version was swapped in; check the pad")
+
+
+def _check_mode(place: _Place, st: os.stat_result) -> None:
+    """A careful user makes a pad read-only to keep it as it is: padtui does not replace it."""
+    mode = stat.S_IMODE(st.st_mode)
+    if not mode & 0o222 or not os.access(place.name, os.W_OK, dir_fd=place.fd):
+        raise WriteFailed(
+            place.path,
+            f"is read-only for you (mode {mode:04o}); padtui does not replace a read-only "
+            "pad (make it writable first); nothing written",
+        )
 
 
 def _commit(
@@ -767,35 +898,103 @@ def _commit_raw(
 ) -> Snapshot:
     """Compare-and-swap ``new_file`` over the version (``data``, ``stamp``) of ``path``."""
     new = new_file.data
-    if os.path.realpath(path) != target:
-        raise Conflict(path, "now points to another file; nothing written: trial again")
-    with lock(target, timeout=lock_timeout):
-        _sweep_temps(target)
-        now = _now(target, path)
-        if now is None or not stamp.matches(now.stamp):
-            raise _conflict(path, fmt, j, now)
-        if j is not None:  # the version about to be replaced, durably, before anything else
-            j.append(data, fmt, "seen", old_file)
-        tmp, st = _write_temp(target, new, now.st, path)
+    now_at = os.path.realpath(path)
+    if now_at != target:
+        raise WriteFailed(path, _moved(target, now_at))
+    with lock(target, timeout=lock_timeout), _place(path, target) as place:
+        swapped = False
         try:
-            last = _now(target, path)  # the last look, right before the swap
-            if last is None or not stamp.matches(last.stamp):
-                raise _conflict(path, fmt, j, last)
-            if _swap(tmp, target):
-                _check_displaced(tmp, target, path, fmt, stamp, (st, new), j)
-            fsync_dir(os.path.dirname(target))
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-        after = Snapshot(path, target, replace(new_file, path=path), Stamp.of(st, new))
-        if j is not None:
+            _sweep_temps(place)
+            now = _now(place.name, path, place.fd)
+            if now is None or not stamp.matches(now.stamp):
+                raise _conflict(path, fmt, j, now)
+            _check_mode(place, now.st)
+            if j is not None:  # the version about to be replaced, durably, before anything else
+                j.append(data, fmt, "seen", old_file)
+            tmp, st = _write_temp(place, new, now.st)
             try:
-                after = replace(after, version=j.append(new, fmt, origin, new_file))
-            except PadError as exc:  # the pad holds it; say so rather than "nothing written"
-                raise PadError(
-                    exc.path, f"the pad was written, but not journaled: {exc.problem}"
-                ) from None
+                place.check()
+                pad_fd = _last_look(place, stamp, fmt, j)
+                try:
+                    exchanged = _swap(place, tmp)
+                    swapped = True
+                    if exchanged:
+                        _check_displaced(place, tmp, pad_fd, fmt, stamp, (st, new), j)
+                finally:
+                    os.close(pad_fd)
+                fsync_dir(place.folder)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=place.fd)
+        except OSError as exc:
+            raise _failed(path, exc, swapped) from None
+        after = Snapshot(path, target, replace(new_file, path=path), Stamp.of(st, new))
+        return _journal_written(after, j, fmt, origin)
+
+
+def _journal_written(after: Snapshot, j: Journal | None, fmt: str, origin: str) -> Snapshot:
+    if j is None:
         return after
+    try:
+        return replace(after, version=j.append(after.data, fmt, origin, after.file))
+    except PadError as exc:  # the pad holds it; say so rather than "nothing written"
+        raise PadError(exc.path, f"the pad was written, but not journaled: {exc.problem}") from None
+
+
+def _create(
+    path: str, target: str, new_file: PadFile, j: Journal, lock_timeout: float | None
+) -> Snapshot:
+    """Write a pad that no longer exists anew: exclusively, in its existing folder, never
+    through a symlink left in its place."""
+    if os.path.islink(path):
+        raise WriteFailed(
+            path,
+            f"is a symbolic link to a missing file ({target}); padtui does not create a pad "
+            "through a link; nothing written",
+        )
+    new = new_file.data
+    with lock(target, timeout=lock_timeout), _place(path, target) as place:
+        created = False
+        try:
+            _sweep_temps(place)
+            tmp, st = _write_temp(place, new, None)
+            try:
+                place.check()
+                created = _link_new(place, tmp)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=place.fd)
+            fsync_dir(place.folder)
+        except OSError as exc:
+            raise _failed(path, exc, created) from None
+        if not created:
+            raise Conflict(path, "was created meanwhile by another writer; nothing written")
+        after = Snapshot(
+            path, target, replace(new_file, path=path), Stamp.of(st, new), created=True
+        )
+        return _journal_written(after, j, new_file.layout.format, "restore")
+
+
+_RENAME_NOREPLACE = 1
+
+
+def _link_new(place: _Place, tmp: str) -> bool:
+    """Give ``tmp`` the pad's name unless something has it already (False then)."""
+    fn = _renameat2()
+    if fn:
+        if fn(place.fd, os.fsencode(tmp), place.fd, os.fsencode(place.name), _RENAME_NOREPLACE):
+            code = ctypes.get_errno()
+            if code == errno.EEXIST:
+                return False
+            if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise OSError(code, os.strerror(code), place.name)
+        else:
+            return True
+    try:
+        os.link(tmp, place.name, src_dir_fd=place.fd, dst_dir_fd=place.fd, follow_symlinks=False)
+    except FileExistsError:
+        return False
+    return True
 
 
 def _conflict(path: str, fmt: str, j: Journal | None, now: _Now | None) -> Conflict:
@@ -815,21 +1014,35 @@ def _journal_seen(j: Journal, data: bytes, path: str, fmt: str) -> None:
     j.append(data, fmt, "seen", pad_file)
 
 
+def _temp_stem(name: str) -> str:
+    return "." + fit(name, 1 + len(TMP_TAG) + 8 + len(TMP_SUFFIX)) + TMP_TAG
+
+
 def _write_temp(
-    target: str, data: bytes, like: os.stat_result, path: str
+    place: _Place, data: bytes, like: os.stat_result | None
 ) -> tuple[str, os.stat_result]:
-    """A temporary file beside the pad, with its mode (and owner, where allowed), synced."""
-    folder, name = os.path.split(target)
+    """A temporary file beside the pad, synced, with the pad's mode (and owner, where
+    allowed); a new pad (``like`` None) gets what any new file gets (0666 less the umask)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    stem = _temp_stem(place.name)
+    while True:
+        tmp = f"{stem}{secrets.token_hex(4)}{TMP_SUFFIX}"
+        try:
+            fd = os.open(tmp, flags, 0o600 if like else 0o666, dir_fd=place.fd)
+            break
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise WriteFailed(
+                place.path, f"cannot write beside the pad: {exc.strerror or exc}; nothing written"
+            ) from None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}{TMP_TAG}", suffix=TMP_SUFFIX, dir=folder)
-    except OSError as exc:
-        raise PadError(path, f"cannot write beside the pad: {exc.strerror or exc}") from None
-    try:
-        os.fchmod(fd, stat.S_IMODE(like.st_mode))
-        st = os.fstat(fd)
-        if (st.st_uid, st.st_gid) != (like.st_uid, like.st_gid):
-            with contextlib.suppress(PermissionError):
-                os.fchown(fd, like.st_uid, like.st_gid)
+        if like is not None:
+            os.fchmod(fd, stat.S_IMODE(like.st_mode))
+            st = os.fstat(fd)
+            if (st.st_uid, st.st_gid) != (like.st_uid, like.st_gid):
+                with contextlib.suppress(PermissionError):
+                    os.fchown(fd, like.st_uid, like.st_gid)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -837,21 +1050,20 @@ def _write_temp(
         return tmp, os.fstat(fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=place.fd)
         raise
     finally:
         os.close(fd)
 
 
-def _sweep_temps(target: str) -> None:
+def _sweep_temps(place: _Place) -> None:
     """Remove temporary files that killed commits left (under the lock: none is live)."""
-    folder, name = os.path.split(target)
-    prefix = f".{name}{TMP_TAG}"
-    with contextlib.suppress(OSError), os.scandir(folder or ".") as found:
+    prefix = _temp_stem(place.name)
+    with contextlib.suppress(OSError), os.scandir(place.fd) as found:
         for entry in found:
             if entry.name.startswith(prefix) and entry.name.endswith(TMP_SUFFIX):
                 with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
+                    os.unlink(entry.name, dir_fd=place.fd)
 
 
 # --- the swap ------------------------------------------------------------------------------
@@ -861,6 +1073,8 @@ _RENAME_EXCHANGE = 2
 _SYSCALLS = {"x86_64": 316, "aarch64": 276, "arm64": 276}
 _exchange_fn: Any = None
 _no_exchange: set[int] = set()  # devices whose file system cannot exchange
+
+HELD_WAIT = 0.1  # seconds a commit waits for writers that hold the pad open to close it
 
 
 def _renameat2() -> Any:
@@ -895,12 +1109,14 @@ def _renameat2() -> Any:
     return via_syscall
 
 
-def exchange(a: str, b: str) -> None:
-    """Atomically swap two paths (``renameat2(RENAME_EXCHANGE)``); OSError if it cannot."""
+def exchange(a: str, b: str, dir_fd: int | None = None) -> None:
+    """Atomically swap two paths (``renameat2(RENAME_EXCHANGE)``); OSError if it cannot.
+    With ``dir_fd``, both are names in that folder."""
     fn = _renameat2()
     if not fn:
         raise OSError(errno.ENOSYS, "renameat2 is not available")
-    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) != 0:
+    at = _AT_FDCWD if dir_fd is None else dir_fd
+    if fn(at, os.fsencode(a), at, os.fsencode(b), _RENAME_EXCHANGE) != 0:
         code = ctypes.get_errno()
         raise OSError(code, os.strerror(code), a)
 
@@ -915,37 +1131,43 @@ def swaps_by_exchange(folder: str) -> bool:
         return False
 
 
-def _swap(tmp: str, target: str) -> bool:
-    """Put ``tmp`` at ``target``. True: exchanged (the old file is now at ``tmp``)."""
-    dev = os.stat(tmp).st_dev
+def _swap(place: _Place, tmp: str) -> bool:
+    """Put ``tmp`` at the pad's name. True: exchanged (the old file is now at ``tmp``)."""
+    dev = os.fstat(place.fd).st_dev
     if USE_EXCHANGE and _renameat2() and dev not in _no_exchange:
         try:
-            exchange(tmp, target)
+            exchange(tmp, place.name, place.fd)
             return True
         except OSError as exc:
             if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
                 raise
             _no_exchange.add(dev)
-    os.replace(tmp, target)
+    os.replace(tmp, place.name, src_dir_fd=place.fd, dst_dir_fd=place.fd)
     return False
 
 
 def _check_displaced(
+    place: _Place,
     tmp: str,
-    target: str,
-    path: str,
+    pad_fd: int,
     fmt: str,
     stamp: Stamp,
     new: tuple[os.stat_result, bytes],
     j: Journal | None,
 ) -> None:
-    """After an exchange, the file that came out must be the version planned from.
+    """After an exchange, the file that came out (``pad_fd`` holds it) must be the version
+    planned from, with no writer holding it open (one that opened it in the instant before
+    the swap would write into it, no longer the pad).
 
-    If a writer that does not take the lock got in between, its version is swapped back
-    (following it if it writes again meanwhile), journaled, and the commit is a Conflict.
+    Otherwise it is swapped back (following a writer that saves again meanwhile), journaled,
+    and the commit is a Conflict. Our version, out again, is removed, unless a writer opened
+    it while it was the pad: then it is kept beside the pad, and the Conflict names it.
     """
-    got = _now(tmp, path)
-    if got is not None and stamp.matches(got.stamp):
+    path = place.path
+    free = _no_writers(pad_fd)  # before the read: a writer that closed since has written
+    got = _now(tmp, path, place.fd)
+    same = got is not None and stamp.matches(got.stamp) and _same_file(got.st, pad_fd)
+    if same and free is not False:
         return
     # Each exchange puts the file we hold at the pad and brings out what is there. When what
     # comes out is what we last put there, unchanged (same inode, same bytes), the pad holds
@@ -953,40 +1175,125 @@ def _check_displaced(
     # has since written over. Anything else that comes out is newer: it goes back in.
     mine: tuple[int, str | None] = (new[0].st_ino, hashlib.sha256(new[1]).hexdigest())
     placed = mine
-    held = _identity(tmp, path)
+    held = _identity(tmp, path, place.fd)
     for _ in range(MAX_UNDO):
-        exchange(tmp, target)
-        out = _identity(tmp, path)
+        exchange(tmp, place.name, place.fd)
+        out = _identity(tmp, path, place.fd)
         if out == placed:
             break
         placed, held = held, out
     else:
-        rescued = f"{target}.padtui-rescued-{time.time_ns()}"
-        os.rename(tmp, rescued)
-        fsync_dir(os.path.dirname(target))
+        rescued = _rescue(place, tmp)
         raise Conflict(
             path,
             "another writer kept replacing the pad during the commit; nothing of ours "
             f"written, a displaced version was kept as {rescued}",
         )
-    fsync_dir(os.path.dirname(target))
-    if j is not None:
-        if got is not None:
-            _journal_seen(j, got.data, path, fmt)
-        if placed != mine:  # a version its own writer wrote over, about to be removed
-            leftover = _now(tmp, path)
-            if leftover is not None:
-                j.append(leftover.data, fmt, "seen")
+    fsync_dir(place.folder)
+    if j is not None and got is not None and not same:
+        _journal_seen(j, got.data, path, fmt)
+    kept = ""
+    if _held_open(place, tmp):  # opened while it was the pad: a write may still come
+        kept = f"; what was opened meanwhile is kept as {_rescue(place, tmp)}"
+    elif placed != mine:  # a version its own writer wrote over, about to be removed
+        leftover = _now(tmp, path, place.fd)
+        if leftover is not None and j is not None:
+            j.append(leftover.data, fmt, "seen")
+        elif leftover is not None:
+            kept = f"; a version written over meanwhile is kept as {_rescue(place, tmp)}"
+    if same:
+        raise Conflict(
+            path,
+            "was opened for writing by another process just before the swap (a writer that "
+            f"does not take the lock); put back, nothing of ours written{kept}: trial again",
+        )
     raise Conflict(
         path,
         "changed during the commit (a writer that does not take the lock); its version was "
-        "put back and nothing of ours written: trial again",
+        f"put back and nothing of ours written{kept}: trial again",
     )
 
 
-def _identity(name: str, path: str) -> tuple[int, str | None]:
+def _rescue(place: _Place, tmp: str) -> str:
+    rescued = fit(place.name, 36) + f".padtui-rescued-{time.time_ns()}"
+    os.rename(tmp, rescued, src_dir_fd=place.fd, dst_dir_fd=place.fd)
+    fsync_dir(place.folder)
+    return os.path.join(place.folder, rescued)
+
+
+def _same_file(st: os.stat_result, fd: int) -> bool:
+    held = os.fstat(fd)
+    return (st.st_ino, st.st_dev) == (held.st_ino, held.st_dev)
+
+
+def _open_quiet(name: str, dir_fd: int) -> int:
+    """A file opened to read and to ask about its writers (a lease break must not kill us)."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=dir_fd)
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
+    return fd
+
+
+def _held_open(place: _Place, name: str) -> bool:
+    """Does a process hold this file open for writing (False where it cannot be told)?"""
+    fd = _open_quiet(name, place.fd)
+    try:
+        return _no_writers(fd) is False
+    finally:
+        os.close(fd)
+
+
+def _last_look(place: _Place, stamp: Stamp, fmt: str, j: Journal | None) -> int:
+    """The pad right before the swap: still the version planned from, and held open for
+    writing by no process (where the system can tell: Linux leases). A writer that holds it
+    open (it opened it before the swap, and would write into the file the swap displaces) is
+    waited for up to HELD_WAIT, then the pad is read once more. Returns a descriptor of the
+    pad, for the check after the swap."""
+    try:
+        fd = _open_quiet(place.name, place.fd)
+    except OSError:
+        raise _conflict(place.path, fmt, j, None) from None
+    try:
+        start = time.monotonic()
+        pause = 0.0002
+        while True:
+            free = _no_writers(fd)
+            last = _now(place.name, place.path, place.fd)
+            if last is None or not stamp.matches(last.stamp) or not _same_file(last.st, fd):
+                raise _conflict(place.path, fmt, j, last)
+            if free is not False:
+                return fd
+            if time.monotonic() - start >= HELD_WAIT:
+                raise Conflict(
+                    place.path,
+                    "is held open for writing by another process (a writer that does not take "
+                    "the lock); nothing written: trial again",
+                )
+            time.sleep(pause)
+            pause = min(pause * 2, 0.005)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _no_writers(fd: int) -> bool | None:
+    """Does no process hold this file open for writing? (None: this system cannot tell.)"""
+    setlease = getattr(fcntl, "F_SETLEASE", None)
+    if setlease is None:
+        return None
+    try:
+        fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return None
+    fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
+    return True
+
+
+def _identity(name: str, path: str, dir_fd: int) -> tuple[int, str | None]:
     """A file's inode and the SHA-256 of its bytes (None while it is being written)."""
-    now = _now(name, path)
+    now = _now(name, path, dir_fd)
     if now is None:
-        return os.stat(name).st_ino, None
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_ino, None
     return now.stamp.ino, now.stamp.sha256

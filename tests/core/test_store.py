@@ -288,9 +288,9 @@ def test_the_replaced_version_is_journaled_and_synced_before_the_swap(tmp_path, 
         trace.append(("journal", origin))
         return real_append(self, data, fmt, origin, pad_file)
 
-    def swap_(tmp, target):
-        trace.append(("swap", Path(tmp).read_bytes() == Path(path).read_bytes()))
-        return real_swap(tmp, target)
+    def swap_(place, tmp):
+        trace.append(("swap", (tmp_path / tmp).read_bytes() == Path(path).read_bytes()))
+        return real_swap(place, tmp)
 
     def fsync(fd):
         kind = "dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"
@@ -367,9 +367,9 @@ def _sneak_in(monkeypatch, write_theirs):
     """Make a writer that does not take the lock write right before the swap."""
     real = store._swap
 
-    def swap_(tmp, target):
-        write_theirs(target)
-        return real(tmp, target)
+    def swap_(place, tmp):
+        write_theirs(place.target)
+        return real(place, tmp)
 
     monkeypatch.setattr(store, "_swap", swap_)
 
@@ -419,11 +419,11 @@ def test_a_writer_that_writes_again_during_the_undo_keeps_its_newest(tmp_path, m
     real_exchange = store.exchange
     swaps = []
 
-    def exchange(a, b):
+    def exchange(a, b, dir_fd=None):
         swaps.append(1)
         if len(swaps) == 2:  # the first undo: the writer saves again just before it
-            rename_over(b, second)
-        real_exchange(a, b)
+            rename_over(tmp_path / b, second)
+        real_exchange(a, b, dir_fd)
 
     monkeypatch.setattr(store, "exchange", exchange)
     with pytest.raises(store.Conflict):
@@ -445,9 +445,106 @@ def test_without_exchange_the_residual_race_is_as_documented(tmp_path, monkeypat
     assert Path(path).read_bytes() == after.data
 
 
-def test_a_write_through_a_file_opened_before_the_swap_is_the_residual_race(tmp_path):
-    """Documented: an agent that opened the pad before the swap and writes after it (without
-    O_TRUNC at open) writes into the old inode; the pad does not get it."""
+def needs_leases(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if store._no_writers(fd) is None:
+            pytest.skip("this system cannot tell who holds a file open for writing")
+    finally:
+        os.close(fd)
+
+
+def test_a_writer_holding_the_pad_open_is_waited_for_then_a_conflict(tmp_path):
+    """An agent that opened the pad (without O_TRUNC) and writes later would write into the
+    file a swap displaces: while one holds it open, nothing is swapped."""
+    path = make_pad(tmp_path)
+    snap = store.read(path)
+    early = open(path, "r+b")  # noqa: SIM115 - held open across the commit
+    needs_leases(path)
+    with pytest.raises(store.Conflict, match="held open for writing"):
+        store.commit(snap, seals(snap, "nf1"))
+    early.write(b"[]" + b" " * 10)
+    early.close()
+    assert Path(path).read_bytes().startswith(b"[]" + b" " * 10)  # its write reached the pad
+    assert leftovers(tmp_path) == []
+
+
+def test_a_writer_that_closes_while_the_commit_waits_is_seen(tmp_path, monkeypatch):
+    path = make_pad(tmp_path)
+    snap = store.read(path)
+    late = b'[{"kind": "plan", "text": "written while the commit waited"}]'
+    early = [open(path, "r+b")]  # noqa: SIM115 - written and closed while the commit waits
+    real_no_writers = store._no_writers
+
+    def no_writers(fd):
+        free = real_no_writers(fd)
+        if free is None:
+            pytest.skip("this system cannot tell who holds a file open for writing")
+        if early and not free:
+            f = early.pop()
+            f.write(late)
+            f.truncate()
+            f.close()
+        return free
+
+    monkeypatch.setattr(store, "_no_writers", no_writers)
+    with pytest.raises(store.Conflict, match="changed since it was read"):
+        store.commit(snap, seals(snap, "nf1"))
+    assert Path(path).read_bytes() == late
+    assert journal(path).find(late) is not None
+    assert leftovers(tmp_path) == []
+
+
+def test_a_writer_that_opens_the_pad_just_before_the_swap_gets_it_put_back(tmp_path, monkeypatch):
+    if not store._renameat2():
+        pytest.skip("renameat2 is not available here")
+    path = make_pad(tmp_path)
+    snap = store.read(path)
+    opened = []
+    _sneak_in(monkeypatch, lambda target: opened.append(open(target, "r+b")))  # noqa: SIM115
+    needs_leases(path)
+    with pytest.raises(store.Conflict, match="opened for writing by another process just"):
+        store.commit(snap, seals(snap, "nf1"))
+    opened[0].write(b"[]" + b" " * 10)
+    opened[0].close()
+    assert Path(path).read_bytes().startswith(b"[]" + b" " * 10)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_writer_that_opens_our_version_before_it_is_put_back_finds_it_kept(tmp_path, monkeypatch):
+    if not store._renameat2():
+        pytest.skip("renameat2 is not available here")
+    path = make_pad(tmp_path)
+    needs_leases(path)
+    snap = store.read(path)
+    theirs = b'[{"kind": "plan", "text": "theirs"}]'
+    _sneak_in(monkeypatch, lambda target: rename_over(target, theirs))
+    real_exchange = store.exchange
+    opened = []
+
+    def exchange(a, b, dir_fd=None):
+        if not opened:  # the swap itself
+            opened.append(None)
+        elif len(opened) == 1:  # the undo: a writer opens our version, now the pad, first
+            opened.append(open(path, "r+b"))  # noqa: SIM115
+        real_exchange(a, b, dir_fd)
+
+    monkeypatch.setattr(store, "exchange", exchange)
+    with pytest.raises(store.Conflict, match="kept as") as caught:
+        store.commit(snap, seals(snap, "nf1"))
+    kept = str(caught.value).split("kept as ")[1].split(":")[0]
+    assert Path(path).read_bytes() == theirs
+    opened[1].seek(0, os.SEEK_END)
+    opened[1].write(b"\n")
+    opened[1].close()
+    assert Path(kept).read_bytes().endswith(b"\n")  # its write is kept, named in the conflict
+    assert leftovers(tmp_path) == [os.path.basename(kept)]
+
+
+def test_where_writers_cannot_be_told_the_residual_race_is_as_documented(tmp_path, monkeypatch):
+    """Without leases (other systems, some file systems): a write through a file opened
+    before the swap and written after it goes into the displaced file, and is lost."""
+    monkeypatch.setattr(store, "_no_writers", lambda fd: None)
     path = make_pad(tmp_path)
     snap = store.read(path)
     early = open(path, "r+b")  # noqa: SIM115 - held open across the commit
