@@ -18,7 +18,7 @@ from textual.containers import Horizontal
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from padtui.core import store
 from padtui.core.compaction import Plan, RuleAtRisk
@@ -42,7 +42,7 @@ from padtui.tui.screens import (
     way_out,
 )
 from padtui.tui.terminal import CLEANED
-from padtui.tui.widgets import BudgetGauge, EntryPane, Row, StatusLine
+from padtui.tui.widgets import BudgetGauge, EntryPane, Row, StatusLine, TopBar
 
 VERDICT_STYLES = {
     "corruption": "bold white on red",
@@ -96,6 +96,16 @@ class PadApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # help and quit first: the footer shows as many keys as the terminal is wide
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            id="help",
+            key_display="?",
+            tooltip="Keys and what the panes mean",
+        ),
+        Binding("q", "quit", "Quit", id="quit", tooltip="Quit padtui"),
         Binding(
             "t", "trial", "Trial", id="trial", tooltip="Trial a compaction of the current version"
         ),
@@ -164,21 +174,12 @@ class PadApp(App[int]):
             tooltip="Corruption and undeclared loss seen so far",
         ),
         Binding(
-            "question_mark",
-            "help",
-            "Help",
-            id="help",
-            key_display="?",
-            tooltip="Keys and what the panes mean",
-        ),
-        Binding(
             "i",
             "concept",
             "Why?",
             id="concept",
             tooltip="Compaction or corruption: the concept, with this pad as the example",
         ),
-        Binding("q", "quit", "Quit", id="quit", tooltip="Quit padtui"),
     ]
 
     def __init__(
@@ -232,7 +233,7 @@ class PadApp(App[int]):
     # --- layout --------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(id="topbar")
+        yield TopBar(id="topbar")
         with Horizontal(id="panes"):
             yield EntryPane("sealed", id="sealed")
             yield EntryPane("rewritable", id="rewritable")
@@ -409,22 +410,21 @@ class PadApp(App[int]):
             label, style = "■ not watching", "dim"
         elif insp.status == "live" and not self.watch_armed.is_set():
             label, style = state["waiting"]  # not live until a write would be seen
-        bar = Text("padtui ", style="bold", no_wrap=True, overflow="ellipsis")
-        bar.append(label, style=style)
+        parts = [(Text("padtui ", style="bold"), 0), (Text(label, style=style), 0)]
         alarms = len(insp.alarms)
         if alarms:
-            bar.append(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", style="bold red")
-        if insp.versions:
-            bar.append(
-                f"  · v{insp.current.number} · budget {insp.budget} · policy {insp.policy} · "
-                f"{insp.counter.encoding}  "
-            )
-        else:
-            bar.append("  ")
+            parts.append((Text(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", "bold red"), 0))
+        if insp.versions:  # (left out from the right as the terminal narrows)
+            parts += [
+                (Text(f"  · v{insp.current.number}"), 1),
+                (Text(f" · budget {insp.budget}"), 2),
+                (Text(f" · policy {insp.policy}"), 3),
+                (Text(f" · {insp.counter.encoding}"), 4),
+            ]
         folder, name = os.path.split(clean(insp.path))
-        bar.append(name, style="bold cyan")
-        bar.append(f"  {folder}", style="dim")
-        self.query_one("#topbar", Static).update(bar)
+        parts.append((Text(f"  {name}", style="bold cyan"), -1))  # (always shown)
+        parts.append((Text(f"  {folder}", style="dim"), 5))
+        self.query_one("#topbar", TopBar).show(parts)
 
     def _draw_panes(self) -> None:
         insp = self.inspection

@@ -118,23 +118,23 @@ class CommitScreen(ModalScreen[bool]):
                 diff.append_text(rule_line(r))
                 diff.append("\n")
         with Vertical(id="dialog"):
-            yield Static(Text(f"Commit this compaction to {clean(self.path)}?", style="bold"))
-            yield Static(
-                Text(
-                    f"{p.tokens_total} → {p.tokens_after} tokens of {p.budget}; "
-                    f"claims {p.claims_before} → {p.claims_after}"
-                    + (
-                        f"; drops {len(lost)} of {len(p.rules_at_risk)} rules at risk"
-                        if lost
-                        else ""
+            with Horizontal(classes="buttons actions"):
+                yield Button("Commit (y)", variant="primary", id="confirm", compact=True)
+                yield Button("Cancel (n)", id="cancel", compact=True)
+            with VerticalScroll(classes="body"):
+                yield Static(Text(f"Commit this compaction to {clean(self.path)}?", style="bold"))
+                yield Static(
+                    Text(
+                        f"{p.tokens_total} → {p.tokens_after} tokens of {p.budget}; "
+                        f"claims {p.claims_before} → {p.claims_after}"
+                        + (
+                            f"; drops {len(lost)} of {len(p.rules_at_risk)} rules at risk"
+                            if lost
+                            else ""
+                        )
                     )
                 )
-            )
-            with VerticalScroll(id="diff"):
-                yield Static(diff)
-            with Horizontal(classes="buttons"):
-                yield Button("Commit (y)", variant="primary", id="confirm")
-                yield Button("Cancel (n)", id="cancel")
+                yield Static(diff, id="diff")
 
     @on(Button.Pressed, "#confirm")
     def action_confirm(self) -> None:
@@ -230,21 +230,25 @@ class RefusalScreen(ModalScreen[WayOut | None]):
         code = p.code or ""
         with Vertical(id="dialog", classes="refusal"):
             yield Static(Text(f"Refused: {code}", style="bold red"))
-            yield Static(Text(clean(p.message)))
-            yield Static(Text(REFUSALS.get(code, "")), classes="explain")
-            if p.way_out:
-                way = way_out(p, self.path, self.fmt)
-                yield Static(Text("Way out: " + one_line(way), style="bold"))
-            with Horizontal(classes="buttons"):
-                if self.protected:
-                    yield Button(  # ids are pad text: a Text, never parsed as markup
-                        Text(f"Externalize {clean(', '.join(self.protected))} (x)"),
-                        variant="warning",
-                        id="externalize",
-                    )
-                if p.fits_at is not None:
-                    yield Button(f"Trial at budget {p.fits_at} (b)", id="budget")
-                yield Button("Close (esc)", id="close")
+            with Vertical(classes="actions"):  # (docked: in view however small the terminal)
+                if p.way_out:
+                    way = way_out(p, self.path, self.fmt)
+                    yield Static(Text("Way out: " + one_line(way), style="bold"), id="way-out")
+                with Horizontal(classes="buttons"):
+                    if self.protected:
+                        yield Button(  # ids are pad text: a Text, never parsed as markup
+                            Text(f"Externalize {clean(', '.join(self.protected))} (x)"),
+                            variant="warning",
+                            id="externalize",
+                            compact=True,
+                        )
+                    if p.fits_at is not None:
+                        yield Button(f"Trial at budget {p.fits_at} (b)", id="budget", compact=True)
+                    yield Button("Close (esc)", id="close", compact=True)
+                yield Static(Text("w: why this matters", style="dim"), classes="keys")
+            with VerticalScroll(classes="body"):
+                yield Static(Text(clean(p.message)))
+                yield Static(Text(REFUSALS.get(code, "")), classes="explain")
 
     def action_why(self) -> None:
         from padtui.tui.concept import ConceptScreen, section_for

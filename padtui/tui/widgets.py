@@ -343,3 +343,49 @@ class StatusLine(Static):
     DEFAULT_CSS = """
     StatusLine { height: auto; padding: 0 1; }
     """
+
+
+def cut_middle(text: Text, width: int) -> Text:
+    """``text`` in ``width`` cells, its middle given up for … when it is longer (a path's
+    start and its end both say which pad it is)."""
+    if text.cell_len <= width:
+        return text
+    if width <= 1:
+        return Text("…"[:width])
+    tail = (width - 1) // 2
+    head = width - 1 - tail
+    cut = text[:head]
+    cut.append("…")
+    cut.append_text(text[len(text) - tail :] if tail else Text())
+    return cut
+
+
+class TopBar(Static):
+    """A bar of parts on one line. Where the terminal is too narrow for all of them, the
+    parts with the highest ``give`` are left out first; a part whose ``give`` is 0 always
+    shows, and one whose ``give`` is -1 (the pad's name) too, cut in the middle if need be."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.parts: list[tuple[Text, int]] = []
+
+    def show(self, parts: list[tuple[Text, int]]) -> None:
+        self.parts = parts
+        self.update(Text("").join(p for p, _give in parts))  # (its content: the whole bar)
+
+    def render(self) -> Text:  # type: ignore[override]
+        width = self.content_region.width or self.size.width
+        parts = list(self.parts)
+        gives = sorted({g for _p, g in parts if g > 0}, reverse=True)
+        while sum(p.cell_len for p, _g in parts) > width and gives:
+            drop = gives.pop(0)
+            parts = [(p, g) for p, g in parts if g != drop]
+        line = Text("", no_wrap=True, overflow="ellipsis", end="")
+        over = sum(p.cell_len for p, _g in parts) - width
+        for p, g in parts:
+            if g < 0 and over > 0:
+                p = cut_middle(p, max(1, p.cell_len - over))
+                over = 0
+            line.append_text(p)
+        line.truncate(max(width, 0), overflow="ellipsis")
+        return line
