@@ -35,6 +35,7 @@ import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -56,6 +57,7 @@ from padtui.core.inspection import Alarm, Inspection, Observed
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled_pausing_here, watch_fault
 from padtui.tui.app import FAILED, PAD_ACTIONS, VERDICT_STYLES, PadApp, failure
+from padtui.tui.screens import FLEET_HELP, HelpScreen
 from padtui.tui.widgets import gauge_text
 
 KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps them all)
@@ -79,6 +81,20 @@ SEVERITY = {
 }
 NAME_WIDTH = 40  # the pad column grows with the names, up to this
 COLUMN_GAP = 2
+# how the columns give way in a narrow terminal, in turn, until the row fits: (column, the
+# width it shrinks to, 0 for gone). The worst verdict and the alarms never give way.
+GIVE_WAY = (
+    ("pad", 16),
+    ("state", 20),
+    ("gauge", 0),
+    ("state", 14),
+    ("pad", 10),
+    ("gap", 1),
+    ("state", 12),
+    ("pad", 8),
+    ("changed", 0),
+    ("tokens", 0),
+)
 COLUMNS = (
     ("pad", "pad", None),
     ("gauge", "gauge", GAUGE_WIDTH),
@@ -133,7 +149,7 @@ class FleetPad:
             budget = insp.budget
             gauge = gauge_text(v.sealed_tokens, v.tokens - v.sealed_tokens, budget, GAUGE_WIDTH)
             tokens = Text(f"{v.tokens}/{budget}", style="bold red" if v.tokens > budget else "")
-            changed = Text(v.seen_at.astimezone().strftime("%H:%M:%S"))
+            changed = Text(self.changed_at(v.seen_at, v.snapshot.stamp.mtime_ns))
         else:
             gauge = Text("·" * GAUGE_WIDTH, style="dim")
             tokens = Text("–", style="dim")
@@ -142,6 +158,14 @@ class FleetPad:
         alarms = len(insp.alarms)
         count = Text(str(alarms), style="bold white on red" if alarms else "dim")
         return [name, gauge, tokens, changed, verdict, count, self.state()]
+
+    def changed_at(self, seen_at: datetime, mtime_ns: int) -> str:
+        """The time of the file's last change (its mtime; when padtui read it, for a version
+        whose file time is not known), with the date when that is not today."""
+        at = seen_at if mtime_ns < 0 else datetime.fromtimestamp(mtime_ns / 1e9, UTC)
+        local = at.astimezone()
+        today = self.inspection.clock().astimezone().date()
+        return local.strftime("%H:%M:%S" if local.date() == today else "%m-%d %H:%M")
 
     def state(self) -> Text:
         insp = self.inspection
@@ -210,6 +234,9 @@ class FleetTable(ScrollView, can_focus=True):
             super().__init__()
             self.name = name
 
+    class Fitted(Message):
+        """The table's width changed: the columns are fitted anew (the header with them)."""
+
     cursor: reactive[int] = reactive(0, init=False)
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -218,6 +245,26 @@ class FleetTable(ScrollView, can_focus=True):
         self.cells: dict[str, list[Text]] = {}
         self._strips: dict[str, Strip] = {}  # each row rendered (without the cursor)
         self.name_width = 12
+
+    def widths(self) -> tuple[list[int], int]:
+        """Each column's width, and the gap between columns, at the table's width: the
+        columns give way in the order of ``GIVE_WAY`` until a row fits."""
+        wanted = {key: width or self.name_width for key, _label, width in COLUMNS}
+        gap = COLUMN_GAP
+        room = self.scrollable_content_region.width or self.size.width or 10**6
+
+        def needed() -> int:
+            shown = [w for w in wanted.values() if w]
+            return sum(shown) + gap * (len(shown) - 1)
+
+        for key, width in GIVE_WAY:
+            if needed() <= room:
+                break
+            if key == "gap":
+                gap = min(gap, width)
+            else:
+                wanted[key] = min(wanted[key], width)
+        return [wanted[key] for key, _label, _width in COLUMNS], gap
 
     # --- rows ----------------------------------------------------------------------------
 
@@ -252,12 +299,14 @@ class FleetTable(ScrollView, can_focus=True):
     def line_text(self, cells: Sequence[Text]) -> Text:
         """One row (or the header): its cells in their columns."""
         line = Text(no_wrap=True, end="")
-        for (_key, _label, width), cell in zip(COLUMNS, cells, strict=True):
-            width = width or self.name_width
+        widths, gap = self.widths()
+        for width, cell in zip(widths, cells, strict=True):
+            if not width:
+                continue  # (given way to the others)
             fitted = cell.copy()
             fitted.truncate(width, overflow="ellipsis", pad=True)
             line.append_text(fitted)
-            line.append(" " * COLUMN_GAP)
+            line.append(" " * gap)
         return line
 
     @property
@@ -276,6 +325,7 @@ class FleetTable(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._strips.clear()
         self._resize()
+        self.post_message(self.Fitted())
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
@@ -358,6 +408,10 @@ class FleetScreen(Screen[None]):
     @property
     def table(self) -> FleetTable:
         return self.query_one("#fleet-table", FleetTable)
+
+    def on_fleet_table_fitted(self, event: FleetTable.Fitted) -> None:
+        event.stop()
+        self.draw_header()
 
     def on_fleet_table_opened(self, event: FleetTable.Opened) -> None:
         event.stop()
@@ -711,6 +765,12 @@ class FleetApp(PadApp):
         self.refresh_view()
         self.query_one("#rewritable").focus()
 
+    def action_help(self) -> None:
+        if self.showing_fleet:
+            self.push_screen(HelpScreen(FLEET_HELP))
+        else:
+            super().action_help()
+
     def action_leave_trial(self) -> None:
         if self.inspection.trial is not None:
             super().action_leave_trial()
@@ -738,7 +798,7 @@ class FleetApp(PadApp):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The inspector's keys do nothing on the fleet (and are not in its footer)."""
-        if action in INSPECTOR_ACTIONS and self.showing_fleet:
+        if action in INSPECTOR_ACTIONS and self.fleet_screen in self.screen_stack:
             return False
         return super().check_action(action, parameters)
 

@@ -451,33 +451,37 @@ class HistoryScreen(Screen[None]):
         self.dismiss(None)
 
 
+# paragraphs on one line each: the screen wraps them to its width
 HELP = """\
 padtui watches a pad: the scratchpad a self-editing agent rewrites under a token budget.
 
-Left, the SEALED region: constraints, negative facts and loss records, append-only. Right, the
-REWRITABLE region: plan, notes, hypotheses. A protected kind in the rewritable region is
+Left, the SEALED region: constraints, negative facts and loss records, append-only. Right, the \
+REWRITABLE region: plan, notes, hypotheses. A protected kind in the rewritable region is \
 marked ⚠: the next budget pass may drop it.
 
-Every version the file goes through is audited against the one before: a declared compaction
-(every loss named by derived_from or a loss record), or corruption (a constraint dropped or
+Every version the file goes through is audited against the one before: a declared compaction \
+(every loss named by derived_from or a loss record), or corruption (a constraint dropped or \
 weakened, a sealed entry touched, a loss record evicted). Corruption rings the bell.
 
 Keys
-  t        trial a compaction (drops struck through, the loss record shown as pending,
-           ⚑ on entries that hold rules a pass may drop)
+  ?        this help
+  q        quit
+  t        trial a compaction (drops struck through, the loss record shown as pending, \
+⚑ on entries that hold rules a pass may drop)
   n / p    step the trial one drop forward / back
   u        rules at risk: every unsealed rule, those the trial drops first
   escape   leave the trial
-  c        commit the trial (a confirmation shows the diff and the rules it drops; a refusal
-           explains the way out: x externalizes, b trials at a budget that goes through)
+  c        commit the trial (a confirmation shows the diff and the rules it drops; a refusal \
+explains the way out: x externalizes, b trials at a budget that goes through)
   x        externalize the selected entry (seal a constraint, negative fact or loss record)
-  [ / ]    budget down / up 10 %      b  type a budget
+  [ / ]    budget down / up 10 %
+  b        type a budget
   s        switch policy strict / seed
   h        history of versions, verdicts and diffs
   a        alarms
-  tab      switch pane              ctrl+p  command palette
   i        why: the concept, with this pad as the example (w in a refusal or alarms)
-  ?        this help                q       quit
+  tab      switch pane
+  ctrl+p   command palette
 
 In the demo (padtui, or padtui demo) a scripted agent rewrites the pad:
   space    pause / resume the agent
@@ -485,17 +489,45 @@ In the demo (padtui, or padtui demo) a scripted agent rewrites the pad:
   r        restart the scenario
 """
 
+FLEET_HELP = """\
+The fleet: every pad in the folder, one row each, live. Each rewrite of each pad is audited \
+as the inspector audits it; a corruption rings the bell.
+
+Columns: the pad, a gauge of its tokens against its budget, tokens/budget, last change (the \
+time of the file), the worst verdict of any rewrite seen, the number of alarms, and its state \
+(live, mid-write, deleted, or why it cannot be read). In a narrow terminal the gauge goes \
+first and the name is cut; the worst verdict, the alarms and the state always show.
+
+Keys
+  ?                 this help
+  q                 quit
+  up / down         the pad above / below
+  page up / down    a page up / down
+  home / end        the first / last pad
+  enter             open the pad in the inspector (its own keys: ? there)
+  escape            in the inspector: back to the fleet
+  ctrl+p            command palette
+"""
+
 
 class HelpScreen(ModalScreen[None]):
+    """Keys and what the screen means (the inspector's, or the text given: the fleet's)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "escape,question_mark,q", "close", "Close", id="help.close", tooltip="Back to the pad"
         )
     ]
 
+    def __init__(self, text: str = HELP) -> None:
+        super().__init__()
+        self.text = text
+
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog", classes="wide"), VerticalScroll():
-            yield Static(Text(HELP))
+        with Vertical(id="dialog", classes="wide"):
+            yield Static(Text("esc: back", style="dim"), classes="keys actions")
+            with VerticalScroll(classes="body"):
+                yield Static(Text(self.text), id="help-text")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -373,7 +373,7 @@ class TopBar(Static):
         self.parts = parts
         self.update(Text("").join(p for p, _give in parts))  # (its content: the whole bar)
 
-    def render(self) -> Text:  # type: ignore[override]
+    def render(self) -> Text:
         width = self.content_region.width or self.size.width
         parts = list(self.parts)
         gives = sorted({g for _p, g in parts if g > 0}, reverse=True)
