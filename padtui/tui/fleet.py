@@ -459,6 +459,7 @@ class FleetApp(PadApp):
             **options,
         )
         self.folder = folder
+        self.place = clean(os.path.abspath(folder))  # the folder, as the top bar names it
         self.keep_versions = keep_versions
         self.pads: dict[str, FleetPad] = {}
         self.open: FleetPad | None = None
@@ -730,7 +731,7 @@ class FleetApp(PadApp):
         if self.looking is not None:
             done, total = self.looking
             top.append(f"  reading the folder: {done} of {total} pads…", style="yellow")
-        top.append(f"  {clean(os.path.abspath(self.folder))}", style="dim")
+        top.append(f"  {self.place}", style="dim")
         self._update_if_new(screen.query_one("#fleet-top", Static), top)
         status = Text(
             "enter: open the pad · escape in the inspector: back here · q: quit", style="dim"
