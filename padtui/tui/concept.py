@@ -7,7 +7,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -120,16 +120,18 @@ class ConceptScreen(ModalScreen[None]):
         self.section = section
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="dialog", classes="wide"):
-            yield Static(Text("Compaction or corruption?", style="bold"))
-            yield Static(live_example(self.inspection), id="live-example")
-            for key, (title, body) in SECTIONS.items():
-                text = Text(title + "\n", style="bold underline")
-                text.append(body)
-                classes = "concept-section"
-                if key == self.section:
-                    classes += " current"
-                yield Static(text, id=f"concept-{key}", classes=classes)
+        with Vertical(id="dialog", classes="wide"):
+            yield Static(Text("esc: back", style="dim"), classes="keys actions")
+            with VerticalScroll(classes="body"):
+                yield Static(Text("Compaction or corruption?", style="bold"))
+                yield Static(live_example(self.inspection), id="live-example")
+                for key, (title, body) in SECTIONS.items():
+                    text = Text(title + "\n", style="bold underline")
+                    text.append(body)
+                    classes = "concept-section"
+                    if key == self.section:
+                        classes += " current"
+                    yield Static(text, id=f"concept-{key}", classes=classes)
 
     def on_mount(self) -> None:
         if self.section in SECTIONS:
