@@ -43,7 +43,7 @@ class Terminal:
             timeout=30,
         )
 
-    def start(self, pad: Path) -> None:
+    def start(self, pad: Path, size: tuple[int, int] = (WIDTH, HEIGHT)) -> None:
         env = {"XDG_STATE_HOME": str(self.tmp_path / "state"), "TERM": "xterm-256color"}
         command = " ".join(
             # COLUMNS and LINES (set under pytest) would override the terminal's own size
@@ -51,7 +51,8 @@ class Terminal:
             + [f"{k}={shlex.quote(v)}" for k, v in env.items()]
             + [shlex.quote(str(PADTUI)), shlex.quote(str(pad))]
         )
-        self.tmux("new-session", "-d", "-s", "t", "-x", str(WIDTH), "-y", str(HEIGHT), command)
+        width, height = size
+        self.tmux("new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), command)
 
     def send(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", "t", *keys)
@@ -156,4 +157,57 @@ def test_trial_commit_and_confirm_write_the_file(terminal: Terminal, tmp_path: P
     assert after[:-1] == [e for i, e in enumerate(before) if i not in (74, 75, 76)]
     assert after[-1]["kind"] == "loss_record" and after[-1]["sealed"] is True
     assert "h-1" in after[-1]["text"]
+    terminal.quit()
+
+
+def test_at_80x24_trial_steps_and_the_commit_dialog_shows_its_keys(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    pad = pad_copy(tmp_path, "compactable-notes.jsonl", "notes.jsonl")
+    before = pad.read_bytes()
+    terminal.start(pad, size=(80, 24))
+    terminal.wait_for(first_line_has("● live", "notes.jsonl"), "? Help", "q Quit")
+
+    terminal.send("t")
+    terminal.wait_for("step 3/3 drops")
+    terminal.send("p")
+    terminal.wait_for("step 2/3 drops")
+    terminal.send("n")
+    terminal.wait_for("step 3/3 drops")
+
+    terminal.send("c")
+    terminal.wait_for("Commit this compaction to", "Commit (y)", "Cancel (n)")
+    terminal.send("n")
+    terminal.wait_for(lambda s: "Commit (y)" not in s)
+    assert pad.read_bytes() == before  # cancelled: nothing written
+
+    terminal.send("c")
+    terminal.wait_for("Commit (y)", "Cancel (n)")
+    terminal.send("y")
+    terminal.wait_for(first_line_has("v1", "notes.jsonl"))
+    assert pad.read_bytes() != before
+    terminal.quit()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+def test_a_refusal_shows_its_way_out_and_buttons_in_a_small_terminal(
+    terminal: Terminal, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Under strict policy a pass over this pad would drop constraint c-retry: refused."""
+    pad = pad_copy(tmp_path, "retry-5xx-under-pressure.json", "retry.json")
+    before = pad.read_bytes()
+    terminal.start(pad, size=size)
+    terminal.wait_for(first_line_has("● live", "retry.json"))
+
+    terminal.send("c")
+    terminal.wait_for(
+        "Refused: PROTECTED_KIND_WOULD_DROP",
+        "Way out: ",
+        "Externalize c-retry (x)",
+        "Close (esc)",
+        "w: why this matters",
+    )
+    terminal.send("Escape")
+    terminal.wait_for(lambda s: "Close (esc)" not in s)
+    assert pad.read_bytes() == before
     terminal.quit()
