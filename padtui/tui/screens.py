@@ -193,6 +193,9 @@ class RefusalScreen(ModalScreen[WayOut | None]):
     """A refused plan: the code, what it means, and the way out (the command a shell would
     run, and what the inspector does for it: externalize, or a budget that goes through)."""
 
+    # under 80 columns its buttons (up to three, one naming pad entries) stand one above the other
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]  # noqa: RUF012 (as Screen declares it)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close", id="refusal.close", tooltip="Back to the pad"),
         Binding("w", "why", "Why?", id="refusal.why", tooltip="What this refusal means"),
