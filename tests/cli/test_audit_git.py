@@ -325,3 +325,36 @@ def test_the_pre_commit_hook_runs_the_gate_on_memory_file_names():
         assert files.search(name), name
     for name in ("README.md", "docs/CLAUDE.md.bak", "MYCLAUDE.md"):
         assert not files.search(name), name
+
+
+def test_any_format_padtui_reads(capsys, tmp_path):
+    samples = ROOT / "sample_pads"
+    git(tmp_path, "init", "-q")
+    before = (samples / "transitions" / "retry-5xx-before.json").read_text()
+    commit(tmp_path, "Plan the backfill", before, "pad.json")
+    after = (samples / "transitions" / "retry-5xx-after-condense.json").read_text()
+    commit(tmp_path, "Condense", after, "pad.json")
+    commit(tmp_path, "Export the agent", (samples / "letta-support-agent.af").read_text(), "a.af")
+    code, report = run_json(capsys, "HEAD~2..HEAD", str(tmp_path / "pad.json"))
+    [condensed] = report["results"]
+    assert (condensed["verdict"], code) == ("corruption", 1)
+    code, report = run_json(capsys, "HEAD~1..HEAD", str(tmp_path / "a.af"))
+    assert ([r["verdict"] for r in report["results"]], code) == (["growth"], 0)
+
+
+def test_a_symbolic_link_is_skipped_not_audited(capsys, repo):
+    (repo / "AGENTS.md").symlink_to("CLAUDE.md")
+    git(repo, "add", "AGENTS.md")
+    code, out, _ = run(capsys, str(repo / "AGENTS.md"))
+    assert code == 0
+    assert out.splitlines()[:2] == [
+        f"{repo / 'AGENTS.md'} (staged, against HEAD) (added): skipped",
+        "  note: a symbolic link in git, not a pad: audit the file it points to",
+    ]
+
+
+def test_without_git_on_path_one_line_exit_2(capsys, repo, monkeypatch):
+    monkeypatch.setenv("PATH", str(repo / "no-bin"))
+    code, out, err = run(capsys, str(repo / "CLAUDE.md"))
+    assert (code, out) == (2, "")
+    assert err == "padtui: error: git: not found: --git runs the git command, and none is on PATH\n"
