@@ -95,6 +95,7 @@ def _audit_path(
     args: argparse.Namespace, path: str, fmt: str, found: list[git.Change], versions: _Versions
 ) -> list[Result]:
     results = []
+    rule_map = _rule_map(args)
     last_good: Pad | None = None  # the latest readable version, to audit past an unreadable one
     for c in found:
         if c.not_a_file is not None:
@@ -123,7 +124,7 @@ def _audit_path(
                 raise
             results.append(Result(c, "unreadable", problem=str(exc), note=note))
             continue
-        result = audit(old, new, counter, _rule_map(args))
+        result = audit(old, new, counter, rule_map)
         results.append(Result(c, result.verdict, result, note=note))
         last_good = new
     return results
@@ -189,14 +190,14 @@ def audit_git(args: argparse.Namespace) -> int:
         )
         return FOUND if failing else OK
     audited = [r for r in results if r.audit is not None or r.verdict == "unreadable"]
+    changes = f"{len(audited)} change{'' if len(audited) == 1 else 's'}"
     if failing:
         lines.append(
-            f"gate: failed: {len(failing)} of {len(audited)} "
-            f"change{'' if len(audited) == 1 else 's'} corrupt a pad or leave it unreadable"
+            f"gate: failed: corruption or an unreadable pad in {len(failing)} of {changes}"
         )
+    elif audited:
+        lines.append(f"gate: passed: {changes}, none corrupt")
     else:
-        lines.append(
-            f"gate: passed: {len(audited)} change{'' if len(audited) == 1 else 's'}, none corrupt"
-        )
+        lines.append("gate: passed: no change to audit")
     _out(*lines)
     return FOUND if failing else OK
