@@ -219,9 +219,20 @@ def build_parser() -> argparse.ArgumentParser:
     _journal_options(p)
     p.set_defaults(run=cmd_externalize)
 
-    p = sub.add_parser("audit", help="findings and verdict for one rewrite OLD -> NEW")
-    p.add_argument("old", metavar="OLD")
-    p.add_argument("new", metavar="NEW")
+    p = sub.add_parser(
+        "audit",
+        help="findings and verdict for one rewrite OLD -> NEW (--git: each change in git)",
+        usage="%(prog)s [options] OLD NEW\n       %(prog)s --git [options] [REV_RANGE] PATH...",
+    )
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", help="OLD NEW, or with --git: [REV_RANGE] PATH..."
+    )
+    p.add_argument(
+        "--git",
+        action="store_true",
+        help="audit each commit in REV_RANGE (a range has '..': origin/main..HEAD) that changed "
+        "PATH against its first parent's version; without a range, the staged PATH against HEAD",
+    )
     _format_option(p)
     p.add_argument("--encoding", metavar="E")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
@@ -602,6 +613,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
     from padtui.core.tokens import counter_for
     from padtui.report import audit_report
 
+    if args.git:
+        from padtui.gate import audit_git
+
+        return audit_git(args)
+    if len(args.files) != 2:
+        raise UsageError(
+            "audit takes OLD NEW, or --git [REV_RANGE] PATH... (see `padtui audit --help`)"
+        )
+    args.old, args.new = args.files
     with Progress(f"auditing {args.old} -> {args.new}"):
         old = load_pad(args.old, args.format)
         new = load_pad(args.new, args.format)

@@ -155,7 +155,13 @@ def _claims_line(plan: Plan) -> str:
 
 
 def audit_report(old: str, new: str, result: Audit) -> str:
-    lines = [f"audit {old} -> {new}: {result.verdict}"]
+    return "\n".join([f"audit {old} -> {new}: {result.verdict}", *audit_lines(result)])
+
+
+def audit_lines(result: Audit) -> list[str]:
+    """The findings of an audit, each with the entry's text before and after, then the
+    totals."""
+    lines = []
     for f in result.findings:
         sev = "CRITICAL" if f.severity == "critical" else "warning "
         names = f" {', '.join(one_line(e, 24) for e in f.entries)}:" if f.entries else ":"
@@ -170,4 +176,4 @@ def audit_report(old: str, new: str, result: Audit) -> str:
         f"tokens {result.tokens_before} -> {result.tokens_after} · "
         f"claims {result.claims_before} -> {result.claims_after}"
     )
-    return "\n".join(lines)
+    return lines
