@@ -19,8 +19,9 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
+from pydantic import ValidationError
 
 from padtui import __version__
 from padtui.core import store
@@ -156,18 +157,16 @@ class Guard:
             result = plan(pad, budget, policy, _counter(real, pad), fmt=fmt)
             return plan_json(path, result, fmt)
 
-    def audit(
-        self, path: str, new_text: str | None = None, new_path: str | None = None
-    ) -> dict[str, Any]:
+    def audit(self, path: str, new_text: str = "", new_path: str = "") -> dict[str, Any]:
         from padtui.core.audit import audit
         from padtui.core.tokens import counter_for
 
-        if (new_text is None) == (new_path is None):
+        if new_text and new_path:
             raise ToolError("give new_text (the rewrite about to be written) or new_path, not both")
         with _tool_errors():
             real, fmt = self._pad(path)
             old = load_pad(real, fmt)
-            if new_text is not None:
+            if not new_path:
                 data = new_text.encode("utf-8", "surrogatepass")
                 if len(data) > MAX_PAD_BYTES:
                     raise ToolError(f"new_text: larger than {MAX_PAD_BYTES} bytes")
@@ -178,7 +177,6 @@ class Guard:
                     raise ToolError(f"new_text: {place}{one_line(exc.problem)}") from None
                 shown = "(new_text)"
             else:
-                assert new_path is not None
                 new_real, new_fmt = self._pad(new_path)
                 new = load_pad(new_real, new_fmt)
                 shown = new_path
@@ -301,15 +299,35 @@ def _resource_errors() -> Iterator[None]:
         raise ResourceError(one_line(str(exc))) from None
 
 
+class _Server(MCPServer):
+    """The SDK's server, with its argument errors in one line (pydantic's take several,
+    and quote the values given)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                problems = "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}"
+                    for e in cause.errors()
+                )
+                raise ToolError(
+                    one_line(f"Error executing tool {name}: invalid arguments: {problems}")
+                ) from cause
+            if "\n" in str(exc) and not isinstance(exc, UnexpectedToolError):
+                raise ToolError(one_line(str(exc))) from cause
+            raise
+
+
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
 def build_server(roots: Sequence[str]) -> MCPServer:
     """The server over the pads and folders named (PadError for one that is not there)."""
     guard = Guard(Scope(roots))
-    server: MCPServer = MCPServer(
-        "padtui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+    server = _Server("padtui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     def tool(fn: Callable[..., dict[str, Any]], title: str, hints: ToolAnnotations) -> None:
         server.add_tool(fn, title=title, description=fn.__doc__, annotations=hints)
@@ -323,13 +341,12 @@ def build_server(roots: Sequence[str]) -> MCPServer:
         (refuses to drop constraints and negative facts, appends a loss record) or seed."""
         return guard.check(path, budget, policy)
 
-    def audit(
-        path: str, new_text: str | None = None, new_path: str | None = None
-    ) -> dict[str, Any]:
+    def audit(path: str, new_text: str = "", new_path: str = "") -> dict[str, Any]:
         """Judge a rewrite before you write it, read-only: the pad at path as it is now
-        against new_text (the full text you are about to write), or against the pad at
-        new_path. Verdict (unchanged, compaction, corruption) and findings with the text
-        before and after. On corruption, do not write: surface the findings to the user."""
+        against new_text (the full text you are about to write; empty means the pad
+        emptied), or against the pad at new_path. Verdict (unchanged, compaction,
+        corruption) and findings with the text before and after. On corruption, do not
+        write: surface the findings to the user."""
         return guard.audit(path, new_text, new_path)
 
     def compact(path: str, budget: int | None = None, confirm: str | None = None) -> dict[str, Any]:
