@@ -121,6 +121,22 @@ def _tool_errors() -> Iterator[None]:
         raise ToolError(one_line(str(exc))) from None
 
 
+def _plan_report(path: str, plan: Any, fmt: str) -> dict[str, Any]:
+    """``check --json``'s object, and for a refusal that sealing would lift, the way out as
+    the call to make (``way_out`` says it as a command for a person)."""
+    out = plan_json(path, plan, fmt)
+    lost = [e for e in plan.dropped if e.protected and not e.sealed]
+    out["way_out_call"] = (
+        {
+            "tool": "externalize",
+            "arguments": {"path": path, "ids": [plan.source.name_of(e) for e in lost]},
+        }
+        if plan.refused and lost and (plan.way_out or "").startswith("externalize")
+        else None
+    )
+    return out
+
+
 def _counter(path: str, pad: Any) -> Any:
     from padtui.core.tokens import counter_for
 
@@ -155,7 +171,7 @@ class Guard:
             real, fmt = self._pad(path)
             pad = load_pad(real, fmt)
             result = plan(pad, budget, policy, _counter(real, pad), fmt=fmt)
-            return plan_json(path, result, fmt)
+            return _plan_report(path, result, fmt)
 
     def audit(self, path: str, new_text: str = "", new_path: str = "") -> dict[str, Any]:
         from padtui.core.audit import audit
@@ -195,7 +211,7 @@ class Guard:
             self.scope.resolve(snap.target)  # the file read is the one allowed
             check_writable(real, snap.format, snap.file.layout)
             result = plan(snap.pad, budget, "strict", _counter(real, snap.pad), fmt=fmt)
-            report: dict[str, Any] = {**plan_json(path, result, fmt), "written": False}
+            report: dict[str, Any] = {**_plan_report(path, result, fmt), "written": False}
             token = self._token(snap, budget)
             if confirm is None:
                 committable = not result.refused and bool(result.dropped)
@@ -338,7 +354,8 @@ def build_server(roots: Sequence[str]) -> MCPServer:
         """The trial compaction of a pad, read-only: verdict (fits, compactable, refused),
         what a pass would drop, the rules at risk in unsealed entries, and for a refusal the
         way out. budget: tokens (default: the pad's budget_tokens, else 4000). policy: strict
-        (refuses to drop constraints and negative facts, appends a loss record) or seed."""
+        (refuses to drop constraints and negative facts, appends a loss record) or seed.
+        A refusal that sealing would lift names the call to make in way_out_call."""
         return guard.check(path, budget, policy)
 
     def audit(path: str, new_text: str = "", new_path: str = "") -> dict[str, Any]:

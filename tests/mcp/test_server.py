@@ -49,6 +49,10 @@ async def test_check_refuses_a_protected_drop_and_gives_the_way_out(tmp_path: Pa
         == f"externalize them into the sealed region first: padtui externalize {pad} nf1"
     )
     assert {r["entry"] for r in report["rules_at_risk"] if r["dropped"]} == {"nf1"}
+    assert report["way_out_call"] == {
+        "tool": "externalize",
+        "arguments": {"path": str(pad), "ids": ["nf1"]},
+    }
     assert plan["verdict"] == "refused" and plan["token"] is None and plan["written"] is False
     assert pad.read_bytes() == before
 
