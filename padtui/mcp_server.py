@@ -27,6 +27,7 @@ from padtui import __version__
 from padtui.core import store
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import (
+    CHOSEN_FORMATS,
     MAX_PAD_BYTES,
     check_writable,
     format_for_name,
@@ -121,6 +122,12 @@ def _tool_errors() -> Iterator[None]:
         raise ToolError(one_line(str(exc))) from None
 
 
+def _chosen(fmt: str) -> str | None:
+    """The format to read a pad as, when its real name may not say it (a link named for
+    it); a format padtui only reads (``af``) is read by its name."""
+    return fmt if fmt in CHOSEN_FORMATS else None
+
+
 def _plan_report(path: str, plan: Any, fmt: str) -> dict[str, Any]:
     """``check --json``'s object, and for a refusal that sealing would lift, the way out as
     the call to make (``way_out`` says it as a command for a person)."""
@@ -169,7 +176,7 @@ class Guard:
 
         with _tool_errors():
             real, fmt = self._pad(path)
-            pad = load_pad(real, fmt)
+            pad = load_pad(real, _chosen(fmt))
             result = plan(pad, budget, policy, _counter(real, pad), fmt=fmt)
             return _plan_report(path, result, fmt)
 
@@ -181,7 +188,7 @@ class Guard:
             raise ToolError("give new_text (the rewrite about to be written) or new_path, not both")
         with _tool_errors():
             real, fmt = self._pad(path)
-            old = load_pad(real, fmt)
+            old = load_pad(real, _chosen(fmt))
             if not new_path:
                 data = new_text.encode("utf-8", "surrogatepass")
                 if len(data) > MAX_PAD_BYTES:
@@ -194,7 +201,7 @@ class Guard:
                 shown = "(new_text)"
             else:
                 new_real, new_fmt = self._pad(new_path)
-                new = load_pad(new_real, new_fmt)
+                new = load_pad(new_real, _chosen(new_fmt))
                 shown = new_path
             counter = counter_for(new.encoding or old.encoding)
             return {"old": path, "new": shown, **audit(old, new, counter).as_json()}
@@ -207,7 +214,7 @@ class Guard:
         with _tool_errors():
             real, fmt = self._pad(path)
             check_writable(real, fmt)
-            snap = store.read(real, fmt=fmt)
+            snap = store.read(real, fmt=_chosen(fmt))
             self.scope.resolve(snap.target)  # the file read is the one allowed
             check_writable(real, snap.format, snap.file.layout)
             result = plan(snap.pad, budget, "strict", _counter(real, snap.pad), fmt=fmt)
@@ -231,7 +238,7 @@ class Guard:
         with _tool_errors():
             real, fmt = self._pad(path)
             check_writable(real, fmt)
-            snap = store.read(real, fmt=fmt)
+            snap = store.read(real, fmt=_chosen(fmt))
             self.scope.resolve(snap.target)
             check_writable(real, snap.format, snap.file.layout)
             entries, sealed, already = store.externalized(snap.pad, ids, path)
@@ -278,7 +285,7 @@ class Guard:
     ) -> tuple[int | None, str | None]:
         """The journaled version the file now is (looked up, not journaled: read-only)."""
         try:
-            snap = store.read(real, fmt=fmt)
+            snap = store.read(real, fmt=_chosen(fmt))
         except PadError as exc:
             return None, one_line(exc.problem)
         same = [v.n for v in versions if v.sha256 == snap.stamp.sha256]
@@ -286,7 +293,7 @@ class Guard:
 
     def sealed(self, real: str) -> str:
         with _resource_errors():
-            pad = load_pad(real, format_of(real))
+            pad = load_pad(real)
             entries = [{"id": e.label, "kind": e.kind, "text": e.text} for e in pad.sealed]
             return json.dumps({"path": real, "sealed": entries}, ensure_ascii=False)
 

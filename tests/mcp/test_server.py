@@ -124,6 +124,7 @@ async def test_paths_outside_the_allowed_ones_are_refused(tmp_path: Path) -> Non
     outside = make_pad(tmp_path, "secret.json")
     (allowed / "link.json").symlink_to(outside)
     (allowed / "sub").mkdir()
+    (allowed / "alias.json").symlink_to(allowed / "pad.json")
     before = outside.read_bytes()
     async with served(tmp_path, allowed) as session:
         attempts = [
@@ -153,6 +154,7 @@ async def test_paths_outside_the_allowed_ones_are_refused(tmp_path: Path) -> Non
         assert "outside the pads" in message
         # inside the folder, relative and nested names are fine
         assert (await call(session, "check", path="allowed/sub/../pad.json"))["verdict"]
+        assert (await call(session, "check", path=str(allowed / "alias.json")))["verdict"]
     assert outside.read_bytes() == before
 
 
@@ -253,3 +255,15 @@ async def test_bad_arguments_are_one_line_tool_errors(tmp_path: Path) -> None:
     assert "invalid arguments: ids:" in ids
     assert "invalid arguments: policy:" in policy
     assert "invalid arguments: path:" in missing
+
+
+async def test_a_letta_agent_file_is_checked_but_never_written(tmp_path: Path) -> None:
+    source = Path(__file__).parents[2] / "sample_pads" / "letta-support-agent.af"
+    agent = tmp_path / "agent.af"
+    agent.write_bytes(source.read_bytes())
+    async with served(tmp_path, agent) as session:
+        report = await call(session, "check", path=str(agent))
+        refused = await error(session, "compact", path=str(agent))
+    assert report["limits"]  # Letta's blocks, in characters beside tokens
+    assert str(agent) in refused
+    assert agent.read_bytes() == source.read_bytes()
