@@ -111,9 +111,7 @@ def _tool_errors() -> Iterator[None]:
     except ToolError:
         raise
     except store.Conflict as exc:
-        raise ToolError(
-            f"conflict: {one_line(exc.line())}; call compact again without confirm for a new plan"
-        ) from None
+        raise ToolError(f"conflict: {one_line(exc.line())}") from None
     except store.CommitError as exc:
         raise ToolError(one_line(exc.line())) from None
     except PadError as exc:
