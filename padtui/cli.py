@@ -31,6 +31,7 @@ COMMANDS = (
     "replay",
     "simulate",
     "demo",
+    "mcp",
 )
 
 
@@ -262,6 +263,19 @@ def build_parser() -> argparse.ArgumentParser:
     _rule_options(p)
     _journal_options(p)
     p.set_defaults(run=cmd_history)
+
+    p = sub.add_parser(
+        "mcp",
+        help="a stdio MCP server, so an agent can check, audit and compact its pads itself "
+        "(needs the mcp extra: pip install 'padtui[mcp]')",
+    )
+    p.add_argument(
+        "paths",
+        metavar="PATH",
+        nargs="+",
+        help="the pads, or folders of pads, the server may touch (nothing else)",
+    )
+    p.set_defaults(run=cmd_mcp)
     return parser
 
 
@@ -321,14 +335,9 @@ def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
 
 
 def _plan_json(path: str, plan: Any, fmt: str | None = None) -> dict[str, Any]:
-    from padtui.core import letta
+    from padtui.report import plan_json
 
-    out: dict[str, Any] = {"path": path, **plan.as_json()}
-    out["way_out"] = plan.way_out_for(path)
-    if letta.is_agent_file(path, fmt):  # Letta budgets blocks in characters: show both
-        out["limits"] = [b.as_json() for b in letta.limits(plan.source, plan.costs)]
-        out["way_out"] = letta.way_out(plan, path)
-    return out
+    return plan_json(path, plan, fmt)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -632,6 +641,18 @@ def cmd_audit(args: argparse.Namespace) -> int:
     else:
         _out(audit_report(args.old, args.new, result))
     return FOUND if result.verdict == "corruption" else OK
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the guard over MCP on standard input and output (nothing else is printed there)."""
+    try:
+        from padtui.mcp_server import serve
+    except ModuleNotFoundError as exc:
+        if exc.name is None or exc.name.split(".")[0] != "mcp":
+            raise
+        raise UsageError("padtui mcp needs the mcp extra: pip install 'padtui[mcp]'") from None
+    serve(args.paths)
+    return OK
 
 
 def cmd_watch(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ Every piece of pad text goes through ``one_line`` (controls stripped) before it 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from padtui.core import letta
 from padtui.core.compaction import Plan, RuleAtRisk, kind_words
@@ -48,6 +48,17 @@ def gauge_line(plan: Plan) -> str:
         f"{gauge(sealed, rewritable, budget)} {total}/{budget} tokens "
         f"(sealed {sealed} · rewritable {rewritable} · {state})"
     )
+
+
+def plan_json(path: str, plan: Plan, fmt: str | None = None) -> dict[str, Any]:
+    """The plan as ``check --json`` prints it, with the way out of a refusal for this path
+    (the MCP server's ``check`` and ``compact`` return the same object)."""
+    out: dict[str, Any] = {"path": path, **plan.as_json()}
+    out["way_out"] = plan.way_out_for(path)
+    if letta.is_agent_file(path, fmt):  # Letta budgets blocks in characters: show both
+        out["limits"] = [b.as_json() for b in letta.limits(plan.source, plan.costs)]
+        out["way_out"] = letta.way_out(plan, path)
+    return out
 
 
 def plan_report(path: str, plan: Plan, fmt: str | None = None) -> str:
