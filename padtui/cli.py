@@ -31,6 +31,7 @@ COMMANDS = (
     "replay",
     "simulate",
     "demo",
+    "claude",
 )
 
 
@@ -251,6 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
     _rule_options(p)
     _journal_options(p)
     p.set_defaults(run=cmd_history)
+
+    from padtui.claude.commands import add_parser as add_claude_parser
+
+    add_claude_parser(sub)
     return parser
 
 
