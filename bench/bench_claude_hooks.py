@@ -27,10 +27,37 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SESSION = "bench-session"
 
-WORDS = (
-    "the view handler parses the order id then loads the order and checks its state before "
-    "it writes the cancel reason and returns the serialized order to the caller"
-).split()
+WORDS = [
+    "the",
+    "view",
+    "handler",
+    "parses",
+    "the",
+    "order",
+    "id",
+    "then",
+    "loads",
+    "the",
+    "order",
+    "and",
+    "checks",
+    "its",
+    "state",
+    "before",
+    "it",
+    "writes",
+    "the",
+    "cancel",
+    "reason",
+    "and",
+    "returns",
+    "the",
+    "serialized",
+    "order",
+    "to",
+    "the",
+    "caller",
+]
 
 
 def _text(n: int, seed: int) -> str:

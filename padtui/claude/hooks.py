@@ -15,7 +15,7 @@ from typing import Any
 
 from padtui.claude import files
 from padtui.core import transcript
-from padtui.core.guard import RuleInForce, Verdict, judge, message_rules
+from padtui.core.guard import RuleInForce, Verdict, conversation_rules, judge
 
 MAX_BLOCK_RULES = 30  # a /compact instruction longer than this is not one to paste
 
@@ -71,17 +71,13 @@ def _read_transcript(path: str, notes: list[str]) -> transcript.Transcript:
     return transcript.parse(data)
 
 
-def _segment_start(t: transcript.Transcript, summary: str | None) -> tuple[int, int | None]:
-    """``(start, end)`` lines of the conversation a compaction condenses: after the last
-    compaction before it, up to it. ``summary``: the compaction just made, when the
-    transcript may already hold it (then it is left out)."""
+def _this_compaction(t: transcript.Transcript, summary: str | None) -> int | None:
+    """The line of the compaction just made when the transcript already holds it (what
+    comes from there on is left out), else None. ``summary``: that compaction's summary."""
     found = t.compactions()
-    end: int | None = None
     if summary is not None and found and _same_summary(found[-1].summary, summary):
-        end = found[-1].line
-        found = found[:-1]
-    start = found[-1].summary_line or found[-1].line if found else 0
-    return start, end
+        return found[-1].line
+    return None
 
 
 def _same_summary(written: str, told: str) -> bool:
@@ -94,20 +90,20 @@ def _same_summary(written: str, told: str) -> bool:
 def rules_in_force(
     event: Event, notes: list[str], summary: str | None = None
 ) -> tuple[list[RuleInForce], int]:
-    """The rules of the memory files and of the user's messages since the last compaction,
-    and how many compactions came before."""
+    """The rules of the memory files and of the user's messages (those since the last
+    compaction, and earlier ones the compactions since carried), and how many compactions
+    came before."""
     memory = files.read_memory(event.cwd, event.transcript_path, notes)
     rules = files.memory_rules(memory, notes)
     t = _read_transcript(event.transcript_path, notes)
-    start, end = _segment_start(t, summary)
-    messages = t.messages(start, end)
-    rules += message_rules((m.text, f"your message (transcript line {m.line})") for m in messages)
+    end = _this_compaction(t, summary)
+    rules += conversation_rules(t, end)
     before = len([c for c in t.compactions() if end is None or c.line < end])
     return rules, before
 
 
 def _from_memory(rule: RuleInForce) -> bool:
-    return not rule.id.startswith("u")
+    return not rule.source.startswith("your message")
 
 
 # --- state between the hooks of one compaction ----------------------------------------------
@@ -208,7 +204,7 @@ def post_compact(event: Event) -> Said:
 def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Verdict, int]:
     state = _load(event)
     t = _read_transcript(event.transcript_path, [])
-    _start, end = _segment_start(t, summary)
+    end = _this_compaction(t, summary)
     before = len([c for c in t.compactions() if end is None or c.line < end])
     snapshot = state.get("before")
     rules: list[RuleInForce]
@@ -299,10 +295,7 @@ def audit_transcript(path: str) -> list[dict[str, Any]]:
     except OSError as exc:
         raise OSError(exc.strerror or str(exc)) from None
     out: list[dict[str, Any]] = []
-    start = 0
     for n, c in enumerate(t.compactions(), 1):
-        messages = t.messages(start, c.line)
-        rules = message_rules((m.text, f"user message, line {m.line}") for m in messages)
         item: dict[str, Any] = {
             "compaction": n,
             "line": c.line,
@@ -312,9 +305,8 @@ def audit_transcript(path: str) -> list[dict[str, Any]]:
         if not c.summary.strip():
             item.update(verdict="unknown", note="no summary record after the boundary")
         else:
-            item.update(judge(rules, c.summary).as_json())
+            item.update(judge(conversation_rules(t, c.line), c.summary).as_json())
         out.append(item)
-        start = c.summary_line or c.line
     return out
 
 

@@ -18,8 +18,10 @@ from padtui.core.audit import audit
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.rules import RuleMap, find_rules
 from padtui.core.tokens import TokenCounter
+from padtui.core.transcript import Transcript
 
 LOST_CODES = ("CONSTRAINT_DROPPED", "CONSTRAINT_WEAKENED")
+CARRY_WINDOW = 3  # compactions gone through for rules said before the last one
 
 
 @dataclass(frozen=True)
@@ -95,15 +97,41 @@ def file_rules(name: str, text: str, rule_map: RuleMap | None = None) -> list[Ru
 
 
 def message_rules(
-    messages: Iterable[tuple[str, str]], rule_map: RuleMap | None = None
+    messages: Iterable[tuple[int, str, str]], rule_map: RuleMap | None = None
 ) -> list[RuleInForce]:
-    """The rules in the user's messages ``(text, source)``, by their own wording."""
+    """The rules in the user's messages ``(line, text, source)``, by their own wording."""
     out: list[RuleInForce] = []
-    for n, (text, source) in enumerate(messages):
+    for line, text, source in messages:
         pad = Pad.of([make_entry("note", text)])
         for k, rule in enumerate(find_rules(pad, rule_map)):
-            out.append(RuleInForce(f"u{n + 1}.{k + 1}", rule.text.strip(), source))
+            out.append(RuleInForce(f"u{line}.{k + 1}", rule.text.strip(), source))
     return out
+
+
+def conversation_rules(
+    t: Transcript, end: int | None = None, window: int = CARRY_WINDOW
+) -> list[RuleInForce]:
+    """The rules the user set in the conversation up to line ``end`` that are still in
+    force: those said since the last compaction, and those said before it that every
+    compaction since carried (a rule a summary already lost is that compaction's loss, not
+    this one's). Only the last ``window`` compactions are gone through."""
+    done = [c for c in t.compactions() if end is None or c.line < end]
+    earlier = done[:-window] if window else done
+    start = (earlier[-1].summary_line or earlier[-1].line) if earlier else 0
+    rules: list[RuleInForce] = []
+    for c in done[len(earlier) :]:
+        rules += _said(t, start, c.line)
+        if c.summary.strip():
+            rules = list(judge(rules, c.summary).carried)
+        start = c.summary_line or c.line
+    return rules + _said(t, start, end)
+
+
+def _said(t: Transcript, start: int, end: int | None) -> list[RuleInForce]:
+    messages = t.messages(start, end)
+    return message_rules(
+        (m.line, m.text, f"your message (transcript line {m.line})") for m in messages
+    )
 
 
 def judge(

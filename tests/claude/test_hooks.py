@@ -153,15 +153,31 @@ def test_session_start_not_after_a_compaction_says_nothing(session: Session) -> 
     assert start.returncode == 0 and start.stdout == ""
 
 
-def test_second_compaction_judges_only_what_came_after_the_first(session: Session) -> None:
+def test_a_rule_kept_by_one_compaction_and_dropped_by_the_next_is_caught(
+    session: Session,
+) -> None:
     _compaction(session, FAITHFUL)
     session.user("now add a reason field. the reason must be at most 200 characters")
     session.assistant("Adding the field.")
-    summary = "Summary:\n1. The user wants a reason field on cancelled orders.\n"
+    summary = (
+        "Summary:\n1. The user wants a reason field on cancelled orders, at most 200 "
+        "characters.\n   - Run only `pytest -q` for the tests, never the full tox run.\n"
+    )
     notice, context = _compaction(session, summary)
     assert "1 dropped" in notice
-    assert "at most 200 characters" in context
-    assert RULE_MIGRATIONS not in context
+    assert RULE_MIGRATIONS in context  # said before the first compaction, kept by it
+    assert RULE_TESTS not in context
+
+
+def test_a_rule_lost_at_one_compaction_is_not_blamed_on_the_next(session: Session) -> None:
+    _compaction(session, DROPPED)
+    session.user("now add a reason field. the reason must be at most 200 characters")
+    summary = (
+        "Summary:\n1. The user wants a reason field on cancelled orders, at most 200 "
+        "characters.\n   - Run only `pytest -q` for the tests, never the full tox run.\n"
+    )
+    notice, context = _compaction(session, summary)
+    assert "kept all" in notice and context == ""
 
 
 @pytest.mark.parametrize(
