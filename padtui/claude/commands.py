@@ -60,23 +60,45 @@ def _no_action(args: argparse.Namespace) -> int:
 # --- the hooks: never break the session ------------------------------------------------------
 
 
-def _hook(name: str, body: Callable[[Any], Any]) -> int:
+def _hook(name: str, body: Callable[[Any], Any], only: str | None = None) -> int:
     """Run a hook body on the event read from standard input. Any failure is one line on
-    standard error and exit 0: a guard that breaks the session it guards is worse than none."""
-    from padtui.claude.hooks import event_from_stdin
+    standard error and exit 0: a guard that breaks the session it guards is worse than none.
+    ``only``: the event's ``source`` the hook acts on (else it returns before loading the
+    audit: SessionStart runs at every start of a session)."""
     from padtui.cli import _out
     from padtui.core.text import one_line
 
+    def note(text: str) -> None:
+        print(f"padtui claude {name}: {one_line(text)}", file=sys.stderr)  # noqa: T201
+
     try:
-        said = body(event_from_stdin(sys.stdin))
+        data = sys.stdin.buffer.read()
+        if only is not None and _source(data) not in (only, None):
+            return 0
+        from padtui.claude.hooks import read_event
+
+        said = body(read_event(data))
     except Exception as exc:
-        print(f"padtui claude {name}: {one_line(str(exc) or type(exc).__name__)}", file=sys.stderr)  # noqa: T201
+        note(str(exc) or type(exc).__name__)
         return 0
-    for note in said.notes:
-        print(f"padtui claude {name}: {one_line(note)}", file=sys.stderr)  # noqa: T201
+    for text in said.notes:
+        note(text)
     if said.out:
         _out(said.out)
     return 0
+
+
+def _source(data: bytes) -> str | None:
+    """The event's ``source``, or None when the input is not what it should be (left to the
+    hook to report)."""
+    import json
+
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return None
+    source = obj.get("source") if isinstance(obj, dict) else None
+    return source if isinstance(source, str) else None
 
 
 def cmd_pre_compact(args: argparse.Namespace) -> int:
@@ -94,7 +116,7 @@ def cmd_post_compact(args: argparse.Namespace) -> int:
 def cmd_session_start(args: argparse.Namespace) -> int:
     from padtui.claude.hooks import session_start
 
-    return _hook("session-start", session_start)
+    return _hook("session-start", session_start, only="compact")
 
 
 # --- install ----------------------------------------------------------------------------------

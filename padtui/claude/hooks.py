@@ -119,7 +119,7 @@ def _load(event: Event) -> dict[str, Any]:
 
 def _save(event: Event, state: dict[str, Any]) -> None:
     state["session_id"] = event.session_id
-    data = json.dumps(state, ensure_ascii=False, indent=1).encode("utf-8")
+    data = json.dumps(state, indent=1).encode("ascii")
     files.write_atomic(files.session_state_path(event.session_id), data, 0o600)
 
 
@@ -150,9 +150,7 @@ def pre_compact(event: Event, block: bool = True) -> Said:
     asked = event.get("custom_instructions")
     if block and trigger == "manual" and own and not blocked and not _all_asked(own, asked):
         state["before"]["blocked"] = True
-        said.out = json.dumps(
-            {"decision": "block", "reason": _block_reason(own)}, ensure_ascii=False
-        )
+        said.out = json.dumps({"decision": "block", "reason": _block_reason(own)})
     _save(event, state)
     return said
 
@@ -197,7 +195,7 @@ def post_compact(event: Event) -> Said:
     history = state.get("verdicts")
     state["verdicts"] = [*(history if isinstance(history, list) else []), record][-50:]
     _save(event, state)
-    said.out = json.dumps({"systemMessage": notice(verdict)}, ensure_ascii=False)
+    said.out = json.dumps({"systemMessage": notice(verdict)})
     return said
 
 
@@ -308,8 +306,3 @@ def audit_transcript(path: str) -> list[dict[str, Any]]:
             item.update(judge(conversation_rules(t, c.line), c.summary).as_json())
         out.append(item)
     return out
-
-
-def event_from_stdin(stdin: Any) -> Event:
-    data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode()
-    return read_event(data)

@@ -178,9 +178,7 @@ def apply(change: Change, installing: bool) -> None:
             "original": original,
             "installed": hashlib.sha256(change.after).hexdigest(),
         }
-        files.write_atomic(
-            stash, json.dumps(record, ensure_ascii=False).encode("utf-8", "surrogateescape"), 0o600
-        )
+        files.write_atomic(stash, json.dumps(record).encode("ascii"), 0o600)
     elif not installing:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(stash)

@@ -82,6 +82,24 @@ def test_install_merges_and_uninstall_restores_byte_for_byte(project: Path) -> N
     assert path.read_text() == SETTINGS
 
 
+@pytest.mark.parametrize(
+    "original",
+    [
+        SETTINGS.replace("    ", "\t").replace("\n", "\r\n").encode(),
+        b'{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]}}',
+        '{"theme": "d\u00e9faut \u65e5\u672c"}\n'.encode(),
+    ],
+    ids=["tabs-crlf", "one-line", "unicode"],
+)
+def test_uninstall_restores_any_layout_byte_for_byte(project: Path, original: bytes) -> None:
+    path = project / ".claude" / "settings.json"
+    path.write_bytes(original)
+    assert _run(project.parent, "install", "--project", str(project)).returncode == 0
+    assert len(_ours(json.loads(path.read_bytes()), "PostCompact")) == 1
+    assert _run(project.parent, "uninstall", "--project", str(project)).returncode == 0
+    assert path.read_bytes() == original
+
+
 def test_uninstall_after_the_user_edited_the_file_removes_only_ours(project: Path) -> None:
     path = project / ".claude" / "settings.json"
     path.write_text(SETTINGS)
