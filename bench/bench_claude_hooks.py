@@ -158,10 +158,36 @@ def main() -> None:
             times["session-start"].append(_run(["session-start"], start, env))
         print(f"process floor (session-start with nothing to do): {min(floor) * 1000:.0f} ms")
         for name, ts in times.items():
-            print(
-                f"{name:14} median {statistics.median(ts) * 1000:6.0f} ms"
-                f"  (range {min(ts) * 1000:.0f}-{max(ts) * 1000:.0f})"
-            )
+            _show(name, ts)
+        os.environ.update(XDG_STATE_HOME=env["XDG_STATE_HOME"], HOME=tmp)
+        _in_process(pre, post, a.rounds)
+
+
+def _show(name: str, ts: list[float]) -> None:
+    print(
+        f"{name:14} median {statistics.median(ts) * 1000:6.0f} ms"
+        f"  (range {min(ts) * 1000:.0f}-{max(ts) * 1000:.0f})"
+    )
+
+
+def _in_process(pre: dict[str, object], post: dict[str, object], rounds: int) -> None:
+    """The hooks' own work, imports done: what a faster start would leave."""
+    sys.path.insert(0, ROOT)
+    from padtui.claude.hooks import post_compact, pre_compact, read_event
+
+    times: dict[str, list[float]] = {"pre-compact": [], "post-compact": []}
+    for _ in range(rounds):
+        for name, run, event in (
+            ("pre-compact", pre_compact, pre),
+            ("post-compact", post_compact, post),
+        ):
+            e = read_event(json.dumps(event).encode())
+            t0 = time.perf_counter()
+            run(e)
+            times[name].append(time.perf_counter() - t0)
+    print("in process, imports done:")
+    for name, ts in times.items():
+        _show("  " + name, ts)
 
 
 if __name__ == "__main__":
