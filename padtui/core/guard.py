@@ -130,7 +130,7 @@ def conversation_rules(
 def _said(t: Transcript, start: int, end: int | None) -> list[RuleInForce]:
     messages = t.messages(start, end)
     return message_rules(
-        (m.line, m.text, f"your message (transcript line {m.line})") for m in messages
+        (m.line, m.text, f"your message, transcript line {m.line}") for m in messages
     )
 
 
