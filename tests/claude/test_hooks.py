@@ -73,7 +73,7 @@ def test_weakened_rule_alarms_and_is_given_back_with_what_the_summary_said(
     assert "Avoid touching the migration files where possible" in context
 
 
-def test_a_rule_deleted_from_claude_md_during_the_session_is_one_the_summary_must_keep(
+def test_a_rule_removed_from_claude_md_before_the_compaction_is_not_in_force(
     session: Session,
 ) -> None:
     (session.project / "CLAUDE.md").write_text("# Project\n\nA small shop backend.\n")
