@@ -32,6 +32,7 @@ COMMANDS = (
     "simulate",
     "demo",
     "mcp",
+    "claude",
 )
 
 
@@ -276,6 +277,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the pads, or folders of pads, the server may touch (nothing else)",
     )
     p.set_defaults(run=cmd_mcp)
+
+    from padtui.claude.commands import add_parser as add_claude_parser
+
+    add_claude_parser(sub)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""Guarding Claude Code's compactions: its hooks, memory files and settings (SPEC 9)."""

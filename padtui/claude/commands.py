@@ -1,0 +1,190 @@
+"""``padtui claude ...``: the hooks, install/uninstall, and the audit of a transcript."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+HOOK_HELP = "run by Claude Code as a hook: reads the hook's JSON on standard input"
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("claude", help="guard Claude Code's compactions (hooks, install, audit)")
+    group = p.add_subparsers(dest="claude_command", metavar="ACTION")
+    for name, run, what in (
+        ("install", cmd_install, "write padtui's hooks into Claude Code's settings"),
+        ("uninstall", cmd_uninstall, "remove padtui's hooks from Claude Code's settings"),
+    ):
+        q = group.add_parser(name, help=what)
+        where = q.add_mutually_exclusive_group()
+        where.add_argument(
+            "--project",
+            metavar="DIR",
+            help="the project's .claude/settings.json (default: the current folder's)",
+        )
+        where.add_argument("--user", action="store_true", help="the user's ~/.claude/settings.json")
+        q.add_argument("--dry-run", action="store_true", help="print the change; write nothing")
+        if name == "install":
+            q.add_argument(
+                "--no-block",
+                action="store_true",
+                help="never hold back a manual /compact (by default it is held back once, with "
+                "a ready /compact instruction that keeps the rules)",
+            )
+        q.set_defaults(run=run)
+    q = group.add_parser("pre-compact", help=f"PreCompact hook ({HOOK_HELP})")
+    q.add_argument("--no-block", action="store_true", help="never hold back a manual /compact")
+    q.set_defaults(run=cmd_pre_compact)
+    q = group.add_parser("post-compact", help=f"PostCompact hook ({HOOK_HELP})")
+    q.set_defaults(run=cmd_post_compact)
+    q = group.add_parser("session-start", help=f"SessionStart hook ({HOOK_HELP})")
+    q.set_defaults(run=cmd_session_start)
+    q = group.add_parser(
+        "audit",
+        help="judge every compaction in a transcript (exit 1 if one lost a rule)",
+    )
+    q.add_argument("transcript", metavar="TRANSCRIPT", help="a Claude Code session file (.jsonl)")
+    q.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    q.set_defaults(run=cmd_audit)
+    p.set_defaults(run=_no_action)
+
+
+def _no_action(args: argparse.Namespace) -> int:
+    from padtui.cli import UsageError
+
+    raise UsageError("padtui claude needs an action (see `padtui claude --help`)")
+
+
+# --- the hooks: never break the session ------------------------------------------------------
+
+
+def _hook(name: str, body: Callable[[Any], Any], only: str | None = None) -> int:
+    """Run a hook body on the event read from standard input. Any failure is one line on
+    standard error and exit 0: a guard that breaks the session it guards is worse than none.
+    ``only``: the event's ``source`` the hook acts on (else it returns before loading the
+    audit: SessionStart runs at every start of a session)."""
+    from padtui.cli import _out
+    from padtui.core.text import one_line
+
+    def note(text: str) -> None:
+        print(f"padtui claude {name}: {one_line(text)}", file=sys.stderr)  # noqa: T201
+
+    try:
+        data = sys.stdin.buffer.read()
+        if only is not None and _source(data) not in (only, None):
+            return 0
+        from padtui.claude.hooks import read_event
+
+        said = body(read_event(data))
+    except Exception as exc:
+        note(str(exc) or type(exc).__name__)
+        return 0
+    for text in said.notes:
+        note(text)
+    if said.out:
+        _out(said.out)
+    return 0
+
+
+def _source(data: bytes) -> str | None:
+    """The event's ``source``, or None when the input is not what it should be (left to the
+    hook to report)."""
+    import json
+
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        return None
+    source = obj.get("source") if isinstance(obj, dict) else None
+    return source if isinstance(source, str) else None
+
+
+def cmd_pre_compact(args: argparse.Namespace) -> int:
+    from padtui.claude.hooks import pre_compact
+
+    return _hook("pre-compact", lambda e: pre_compact(e, block=not args.no_block))
+
+
+def cmd_post_compact(args: argparse.Namespace) -> int:
+    from padtui.claude.hooks import post_compact
+
+    return _hook("post-compact", post_compact)
+
+
+def cmd_session_start(args: argparse.Namespace) -> int:
+    from padtui.claude.hooks import session_start
+
+    return _hook("session-start", session_start, only="compact")
+
+
+# --- install ----------------------------------------------------------------------------------
+
+
+def _settings(args: argparse.Namespace, installing: bool) -> int:
+    from padtui.claude import settings
+    from padtui.cli import _out
+
+    path = settings.settings_path(args.project, args.user)
+    if installing:
+        change = settings.plan_install(path, block=not args.no_block)
+    else:
+        change = settings.plan_uninstall(path)
+    if args.dry_run:
+        _out(change.diff() or f"{path}: no change")
+        return 0
+    if not change.changed:
+        _out(
+            f"{path}: " + ("padtui's hooks are already there" if installing else "no padtui hooks")
+        )
+        return 0
+    settings.apply(change, installing)
+    if installing:
+        _out(f"{path}: padtui's PreCompact, PostCompact and SessionStart hooks added")
+    else:
+        _out(f"{path}: padtui's hooks removed")
+    return 0
+
+
+def cmd_install(args: argparse.Namespace) -> int:
+    return _settings(args, True)
+
+
+def cmd_uninstall(args: argparse.Namespace) -> int:
+    return _settings(args, False)
+
+
+# --- after the fact -------------------------------------------------------------------------
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from padtui.claude.hooks import audit_transcript
+    from padtui.cli import _out, _print_json
+    from padtui.core.errors import PadError
+
+    try:
+        found = audit_transcript(args.transcript)
+    except OSError as exc:
+        raise PadError(args.transcript, str(exc)) from None
+    lost = any(c.get("verdict") == "corruption" for c in found)
+    if args.json:
+        _print_json({"transcript": args.transcript, "compactions": found})
+        return 1 if lost else 0
+    if not found:
+        _out(f"{args.transcript}: no compaction in this transcript")
+        return 0
+    lines: list[str] = []
+    for c in found:
+        trigger = c.get("trigger") or "trigger unknown"
+        head = f"compaction {c['compaction']} (line {c['line']}, {trigger}): {c['verdict']}"
+        if "rules" in c:
+            head += f", {c['rules']} rule(s) of the user"
+        lines.append(head)
+        for r in c.get("dropped", []):
+            lines.append(f"  dropped  {r['text']}  ({r['source']})")
+        for r in c.get("weakened", []):
+            lines.append(f"  weakened {r['text']}  ({r['source']})")
+            lines.append(f"        -> {' '.join(r['after'].split())}")
+    _out(*lines)
+    return 1 if lost else 0

@@ -1,0 +1,184 @@
+"""``padtui claude install|uninstall``: padtui's hook entries in Claude Code's settings.
+
+The file is the user's: it is read as JSON and never overwritten when it does not parse; our
+entries are merged beside the hooks already there, written whole or not at all, and found
+again by their command (``... padtui claude <hook>``). Install keeps the file's bytes as they
+were (in padtui's state folder), so that uninstall, when the file is as install left it, puts
+back exactly those bytes; otherwise it removes only our entries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from padtui.claude import files
+from padtui.core.errors import PadError
+from padtui.core.journal import state_dir
+
+HOOKS = (
+    ("PreCompact", "manual|auto", "pre-compact"),
+    ("PostCompact", "manual|auto", "post-compact"),
+    ("SessionStart", "compact", "session-start"),
+)
+OURS = re.compile(r"padtui\S*\s+claude\s+(pre-compact|post-compact|session-start)\b")
+TIMEOUT = 30
+
+
+def settings_path(project: str | None, user: bool) -> str:
+    if user:
+        return os.path.join(os.path.expanduser("~"), ".claude", "settings.json")
+    return os.path.join(os.path.abspath(project or "."), ".claude", "settings.json")
+
+
+def command(hook: str) -> str:
+    return f"{shlex.quote(sys.executable)} -m padtui claude {hook}"
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    before: bytes | None  # None: the file does not exist
+    after: bytes | None  # None: the file is to be removed
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        a = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        b = (self.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        name = self.path
+        return "".join(difflib.unified_diff(a, b, f"{name} (now)", f"{name} (after)"))
+
+
+def _read(path: str) -> tuple[bytes | None, dict[str, Any]]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        return None, {}
+    except OSError as exc:
+        raise PadError(path, exc.strerror or str(exc)) from None
+    try:
+        doc = json.loads(data) if data.strip() else {}
+    except ValueError as exc:
+        raise PadError(path, f"not valid JSON ({exc}); left as it is") from None
+    if not isinstance(doc, dict):
+        raise PadError(path, "not a JSON object; left as it is")
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise PadError(path, '"hooks" is not an object; left as it is')
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            raise PadError(path, f'"hooks.{event}" is not a list; left as it is')
+    return data, doc
+
+
+def _ours(group: Any) -> bool:
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        return False
+    cmds = [h.get("command") for h in group["hooks"] if isinstance(h, dict)]
+    return bool(cmds) and all(isinstance(c, str) and OURS.search(c) for c in cmds)
+
+
+def _indent(data: bytes | None) -> str | int:
+    """The file's own indent (its first indented line), else 2."""
+    m = re.search(rb"\n([ \t]+)\S", data or b"")
+    return m.group(1).decode() if m else 2
+
+
+def _dump(doc: dict[str, Any], data: bytes | None) -> bytes:
+    nl = "\r\n" if data and b"\r\n" in data else "\n"
+    text = json.dumps(doc, indent=_indent(data), ensure_ascii=False) + "\n"
+    return text.replace("\n", nl).encode("utf-8")
+
+
+def _without_ours(doc: dict[str, Any]) -> dict[str, Any]:
+    hooks = doc.get("hooks")
+    if not isinstance(hooks, dict):
+        return doc
+    kept: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        rest = [g for g in groups if not _ours(g)]
+        if rest or not any(_ours(g) for g in groups):
+            kept[event] = rest
+    out = dict(doc)
+    if kept:
+        out["hooks"] = kept
+    else:
+        del out["hooks"]
+    return out
+
+
+def _stash_path(path: str) -> str:
+    digest = hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()[:32]
+    return os.path.join(state_dir(), "claude", f"settings-{digest}.json")
+
+
+def plan_install(path: str, block: bool = True) -> Change:
+    data, doc = _read(path)
+    hooks = doc.setdefault("hooks", {})
+    added = False
+    for event, matcher, hook in HOOKS:
+        groups = hooks.setdefault(event, [])
+        if any(_ours(g) for g in groups):
+            continue
+        cmd = command(hook) + (" --no-block" if hook == "pre-compact" and not block else "")
+        groups.append(
+            {"matcher": matcher, "hooks": [{"type": "command", "command": cmd, "timeout": TIMEOUT}]}
+        )
+        added = True
+    return Change(path, data, _dump(doc, data) if added else data)
+
+
+def plan_uninstall(path: str) -> Change:
+    data, doc = _read(path)
+    stash = files.load_json(_stash_path(path))
+    if (
+        data is not None
+        and stash is not None
+        and stash.get("installed") == hashlib.sha256(data).hexdigest()
+    ):
+        original = stash.get("original")
+        if original is None:
+            return Change(path, data, None)
+        if isinstance(original, str):
+            return Change(path, data, original.encode("utf-8", "surrogateescape"))
+    if data is None:
+        return Change(path, None, None)
+    cleaned = _without_ours(doc)
+    if cleaned == doc:
+        return Change(path, data, data)
+    return Change(path, data, _dump(cleaned, data))
+
+
+def apply(change: Change, installing: bool) -> None:
+    if not change.changed:
+        return
+    if change.after is None:
+        os.unlink(change.path)
+    else:
+        files.write_atomic(change.path, change.after)
+    stash = _stash_path(change.path)
+    if installing and change.after is not None:
+        original = (
+            None if change.before is None else change.before.decode("utf-8", "surrogateescape")
+        )
+        record = {
+            "path": os.path.abspath(change.path),
+            "original": original,
+            "installed": hashlib.sha256(change.after).hexdigest(),
+        }
+        files.write_atomic(stash, json.dumps(record).encode("ascii"), 0o600)
+    elif not installing:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(stash)

@@ -1,0 +1,186 @@
+"""A compaction of a conversation judged like a rewrite of a pad (SPEC sections 4 and 9).
+
+The "before" is the rules in force: the rules of the memory files and the user's own
+rule-like messages, one entry a rule, each with where it came from. The "after" is the
+summary read as a Markdown pad, plus the memory files as they are now (the agent reads them
+again after a compaction, so a rule still in its file is still in force). The audit then says
+of each rule: carried, weakened or dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from padtui.core import markdown
+from padtui.core.audit import audit
+from padtui.core.model import Entry, Pad, make_entry
+from padtui.core.rules import RuleMap, find_rules
+from padtui.core.tokens import TokenCounter
+from padtui.core.transcript import Transcript
+
+LOST_CODES = ("CONSTRAINT_DROPPED", "CONSTRAINT_WEAKENED")
+CARRY_WINDOW = 3  # compactions gone through for rules said before the last one
+
+
+@dataclass(frozen=True)
+class RuleInForce:
+    """A rule as the user or a memory file stated it, and where."""
+
+    id: str
+    text: str
+    source: str  # "CLAUDE.md", ".claude/rules/x.md", "user message, line 12"
+
+    def as_json(self) -> dict[str, str]:
+        return {"id": self.id, "text": self.text, "source": self.source}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> RuleInForce | None:
+        if not isinstance(obj, dict):
+            return None
+        id_, text, source = (obj.get(k) for k in ("id", "text", "source"))
+        if isinstance(id_, str) and isinstance(text, str) and isinstance(source, str):
+            return cls(id_, text, source)
+        return None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a compaction did to the rules in force."""
+
+    verdict: str  # "compaction" (every rule carried) or "corruption"
+    carried: tuple[RuleInForce, ...]
+    weakened: tuple[tuple[RuleInForce, str], ...]  # (rule, what the summary says instead)
+    dropped: tuple[RuleInForce, ...]
+
+    @property
+    def lost(self) -> tuple[RuleInForce, ...]:
+        return tuple(r for r, _ in self.weakened) + self.dropped
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "rules": len(self.carried) + len(self.weakened) + len(self.dropped),
+            "carried": [r.as_json() for r in self.carried],
+            "weakened": [{**r.as_json(), "after": after} for r, after in self.weakened],
+            "dropped": [r.as_json() for r in self.dropped],
+        }
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Verdict | None:
+        if not isinstance(obj, dict) or not isinstance(obj.get("verdict"), str):
+            return None
+        carried = _rules(obj.get("carried"))
+        dropped = _rules(obj.get("dropped"))
+        weakened: list[tuple[RuleInForce, str]] = []
+        for item in obj.get("weakened") or []:
+            rule = RuleInForce.from_json(item)
+            if rule is not None:
+                after = item.get("after")
+                weakened.append((rule, after if isinstance(after, str) else ""))
+        return cls(obj["verdict"], carried, tuple(weakened), dropped)
+
+
+def _rules(items: Any) -> tuple[RuleInForce, ...]:
+    found = (RuleInForce.from_json(i) for i in (items if isinstance(items, list) else []))
+    return tuple(r for r in found if r is not None)
+
+
+def file_rules(name: str, text: str, rule_map: RuleMap | None = None) -> list[RuleInForce]:
+    """The rules of a memory file, read as a Markdown pad."""
+    pad, _layout = markdown.parse(name, text)
+    out: list[RuleInForce] = []
+    for n, rule in enumerate(find_rules(pad, rule_map)):
+        out.append(RuleInForce(f"{name}#{n + 1}", rule.text.strip(), name))
+    return out
+
+
+def message_rules(
+    messages: Iterable[tuple[int, str, str]], rule_map: RuleMap | None = None
+) -> list[RuleInForce]:
+    """The rules in the user's messages ``(line, text, source)``, by their own wording."""
+    out: list[RuleInForce] = []
+    for line, text, source in messages:
+        pad = Pad.of([make_entry("note", text)])
+        for k, rule in enumerate(find_rules(pad, rule_map)):
+            out.append(RuleInForce(f"u{line}.{k + 1}", rule.text.strip(), source))
+    return out
+
+
+def conversation_rules(
+    t: Transcript, end: int | None = None, window: int = CARRY_WINDOW
+) -> list[RuleInForce]:
+    """The rules the user set in the conversation up to line ``end`` that are still in
+    force: those said since the last compaction, and those said before it that every
+    compaction since carried (a rule a summary already lost is that compaction's loss, not
+    this one's). Only the last ``window`` compactions are gone through."""
+    done = [c for c in t.compactions() if end is None or c.line < end]
+    earlier = done[:-window] if window else done
+    start = (earlier[-1].summary_line or earlier[-1].line) if earlier else 0
+    rules: list[RuleInForce] = []
+    for c in done[len(earlier) :]:
+        rules += _said(t, start, c.line)
+        if c.summary.strip():
+            rules = list(judge(rules, c.summary).carried)
+        start = c.summary_line or c.line
+    return rules + _said(t, start, end)
+
+
+def _said(t: Transcript, start: int, end: int | None) -> list[RuleInForce]:
+    messages = t.messages(start, end)
+    return message_rules(
+        (m.line, m.text, f"your message, transcript line {m.line}") for m in messages
+    )
+
+
+def judge(
+    rules: Sequence[RuleInForce],
+    summary: str,
+    memory_now: Sequence[tuple[str, str]] = (),
+    counter: TokenCounter | None = None,
+) -> Verdict:
+    """Each rule carried, weakened or dropped by a summary (plus the memory files as they are
+    now, ``(name, text)``)."""
+    if not rules:
+        return Verdict("compaction", (), (), ())
+    before = Pad.of(make_entry("note", r.text, id=r.id) for r in rules)
+    entries: list[Entry] = list(markdown.parse("summary", summary)[0].entries)
+    for name, text in memory_now:
+        entries += markdown.parse(name, text)[0].entries
+    after = Pad.of(entries)
+    result = audit(before, after, counter or _Cheap())
+    by_id = {r.id: r for r in rules}
+    weakened: dict[str, str] = {}
+    dropped: set[str] = set()
+    for f in result.findings:
+        if f.code not in LOST_CODES:
+            continue
+        for label in f.entries:
+            if label not in by_id:
+                continue
+            if f.code == "CONSTRAINT_DROPPED":
+                dropped.add(label)
+            else:
+                weakened.setdefault(label, f.after or "")
+    carried = tuple(r for r in rules if r.id not in dropped and r.id not in weakened)
+    return Verdict(
+        "corruption" if dropped or weakened else "compaction",
+        carried,
+        tuple((by_id[i], a) for i, a in weakened.items() if i not in dropped),
+        tuple(r for r in rules if r.id in dropped),
+    )
+
+
+class _Cheap(TokenCounter):
+    """Tokens counted as a quarter of the characters: the verdict on rules never depends on
+    the exact count, and a hook has no time to load an encoding."""
+
+    def __init__(self) -> None:
+        pass
+
+    def count(self, text: str) -> int:
+        return (len(text) + 3) // 4
+
+    def count_many(self, texts: Iterable[str]) -> list[int]:
+        return [self.count(t) for t in texts]

@@ -1,0 +1,175 @@
+"""Claude Code transcripts (SPEC section 9): the user's messages and the compactions in them.
+
+A transcript is JSON Lines, one record a line. A damaged line (a torn write, a record of a
+newer version) is skipped, never fatal: the transcript is the user's session, not padtui's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+# what Claude Code itself puts in a user record (slash commands, their output, reminders)
+_NOT_TYPED = (
+    "<command-",
+    "<local-command-",
+    "Caveat:",
+    "<system-reminder>",
+    "[Request interrupted",
+    "Implement the following plan:",  # (a plan the agent wrote, accepted by the user)
+)
+
+
+@dataclass(frozen=True)
+class Message:
+    """A message the user typed: its text, and where it sits in the transcript."""
+
+    text: str
+    line: int  # 1-based line of its record
+    uuid: str | None
+    timestamp: str | None
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """A compaction: its ``compact_boundary`` record and the summary written after it."""
+
+    line: int  # 1-based line of the boundary
+    trigger: str | None
+    pre_tokens: int | None
+    summary: str  # "" when the summary record is missing
+    summary_line: int | None
+
+
+@dataclass(frozen=True)
+class Transcript:
+    records: tuple[tuple[int, dict[str, Any]], ...]  # (1-based line, record)
+    skipped: int  # lines that were not a JSON object
+
+    def compactions(self) -> list[Compaction]:
+        return compactions(self.records)
+
+    def messages(self, start: int = 0, end: int | None = None) -> list[Message]:
+        """The user's messages on lines ``start < line < end``."""
+        return user_messages(
+            r for r in self.records if start < r[0] and (end is None or r[0] < end)
+        )
+
+
+def parse(data: bytes) -> Transcript:
+    records: list[tuple[int, dict[str, Any]]] = []
+    skipped = 0
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            skipped += 1
+            continue
+        if isinstance(obj, dict):
+            records.append((n, obj))
+        else:
+            skipped += 1
+    return Transcript(tuple(records), skipped)
+
+
+def content_text(content: Any) -> str:
+    """A message's text: a string, or the ``text`` blocks of a list (tool calls, tool
+    results and images are not what anyone typed)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+        return "\n\n".join(parts)
+    return ""
+
+
+def _message(record: dict[str, Any]) -> dict[str, Any]:
+    m = record.get("message")
+    return m if isinstance(m, dict) else {}
+
+
+def is_summary(record: dict[str, Any]) -> bool:
+    return record.get("type") == "user" and record.get("isCompactSummary") is True
+
+
+def is_boundary(record: dict[str, Any]) -> bool:
+    return record.get("type") == "system" and record.get("subtype") == "compact_boundary"
+
+
+def typed_text(record: dict[str, Any]) -> str | None:
+    """The text the user typed in this record, or None when the record is not that."""
+    if record.get("type") == "queue-operation":
+        # a message typed while the agent was busy exists only as its enqueue
+        text = record.get("content")
+        if record.get("operation") != "enqueue" or not isinstance(text, str):
+            return None
+        return text if text.strip() else None
+    if record.get("type") != "user" or is_summary(record) or record.get("isMeta") is True:
+        return None
+    if record.get("isSidechain") is True or record.get("toolUseResult") is not None:
+        return None
+    text = content_text(_message(record).get("content")).strip()
+    if not text or text.startswith(_NOT_TYPED):
+        return None
+    return text
+
+
+def user_messages(records: Iterable[tuple[int, dict[str, Any]]]) -> list[Message]:
+    out: list[Message] = []
+    seen: set[str] = set()
+    for line, r in records:
+        text = typed_text(r)
+        if text is None:
+            continue
+        if r.get("type") == "queue-operation":
+            seen.add(text)
+        elif text in seen:  # the queued message, delivered later as a user record
+            continue
+        uuid, ts = r.get("uuid"), r.get("timestamp")
+        out.append(
+            Message(
+                text,
+                line,
+                uuid if isinstance(uuid, str) else None,
+                ts if isinstance(ts, str) else None,
+            )
+        )
+    return out
+
+
+def compactions(records: Sequence[tuple[int, dict[str, Any]]]) -> list[Compaction]:
+    """Every compaction, in order: a boundary and the first summary record after it."""
+    out: list[Compaction] = []
+    for i, (line, r) in enumerate(records):
+        if not is_boundary(r):
+            continue
+        meta = r.get("compactMetadata")
+        meta = meta if isinstance(meta, dict) else {}
+        trigger = meta.get("trigger")
+        tokens = meta.get("preTokens")
+        summary, summary_line = "", None
+        for later_line, later in records[i + 1 : i + 6]:
+            if is_boundary(later):
+                break
+            if is_summary(later):
+                summary = content_text(_message(later).get("content"))
+                summary_line = later_line
+                break
+        out.append(
+            Compaction(
+                line,
+                trigger if isinstance(trigger, str) else None,
+                tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None,
+                summary,
+                summary_line,
+            )
+        )
+    return out
