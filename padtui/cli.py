@@ -724,7 +724,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The inspector on a temporary copy of a sample pad, with the scripted agent on it."""
+    import shutil
     import tempfile
+    from functools import partial
 
     from padtui.core.scenarios import load_scenario, names
 
@@ -739,13 +741,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
         f"run `padtui simulate PATH --scenario {args.scenario}` to play its agent without "
         "one, or `padtui` alone for the trial of the sample pad",
     )
-    from padtui.tui.demo import DemoApp
+    from padtui.tui.demo import DemoApp, ended_by_signals
 
-    with tempfile.TemporaryDirectory(prefix="padtui-demo-") as folder:
+    with tempfile.TemporaryDirectory(prefix="padtui-demo-", ignore_cleanup_errors=True) as folder:
         path = os.path.join(folder, "pad.json")
         app = DemoApp(path, scenario, args.interval, journal=os.path.join(folder, "journal.jsonl"))
-        app.agent.start()
-        app.run()
+        with ended_by_signals(app, partial(shutil.rmtree, folder, ignore_errors=True)):
+            app.agent.start()
+            app.run()
         return app.return_code or OK
 
 
