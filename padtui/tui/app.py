@@ -21,10 +21,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from padtui.core import store
-from padtui.core.compaction import Plan, RuleAtRisk
+from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
 from padtui.core.inspection import Inspection, Observed
+from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
@@ -209,6 +210,10 @@ class PadApp(App[int]):
         self.watch_armed = asyncio.Event()  # from now on, every write to the pad is seen
         self._rules_found: Plan | None = None  # the trial whose rules at risk are known
         self._rules_sought: Plan | None = None  # the trial a worker finds them for
+        # the unsealed rules of the version on screen (by its digest), and the version a
+        # worker finds them for
+        self._at_risk: tuple[str, tuple[RuleAtRisk, ...]] | None = None
+        self._at_risk_sought: str | None = None
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then ``Cleaned``: every line any screen draws, cleaned."""
@@ -237,6 +242,7 @@ class PadApp(App[int]):
             yield EntryPane("sealed", id="sealed")
             yield EntryPane("rewritable", id="rewritable")
         yield BudgetGauge(id="gauge")
+        yield Static(id="standing")  # what stays true of the pad: halted, rules at risk
         yield StatusLine(id="status")
         yield Footer()
 
@@ -394,6 +400,7 @@ class PadApp(App[int]):
             return
         self._draw_panes()
         self._draw_gauge()
+        self._draw_standing()
         self._draw_status()
 
     def _draw_topbar(self) -> None:
@@ -450,10 +457,12 @@ class PadApp(App[int]):
             )
             (sealed_rows if e.sealed else rewritable_rows).append(row)
         trial = insp.trial
+        sealed_tokens = insp.current.sealed_tokens
         if trial is not None and trial.loss_record is not None and insp.step:
             sealed_rows.append(Row(trial.loss_record, trial.record_tokens, pending=True))
+            sealed_tokens += trial.record_tokens  # (the pending record is counted too)
         self.query_one("#sealed", EntryPane).show(
-            sealed_rows, f"{len(sealed_rows)} entries · {insp.current.sealed_tokens} tok"
+            sealed_rows, f"{len(sealed_rows)} entries · {sealed_tokens} tok"
         )
         rewritable_tokens = insp.current.tokens - insp.current.sealed_tokens
         self.query_one("#rewritable", EntryPane).show(
@@ -484,6 +493,86 @@ class PadApp(App[int]):
             sealed_after = insp.current.sealed_tokens + record
             gauge.after = (sealed_after, insp.preview_tokens - sealed_after)
         gauge.refresh(layout=True)
+
+    def _draw_standing(self) -> None:
+        """The states that hold as long as the pad stays so, not a notice that fades: the
+        halt (the sealed region alone over the budget), and the rules a pass may drop."""
+        insp = self.inspection
+        line = Text()
+        if insp.halted:
+            v = insp.current
+            line.append(" HALT ", style="bold white on red")
+            line.append(
+                f" the sealed region alone ({v.sealed_tokens} tok) is over the budget "
+                f"({insp.budget}): no compaction can help; a person consolidates it, or the "
+                "budget goes up (] or b)",
+                style="bold red",
+            )
+        rules = self._standing_rules()
+        if rules:
+            gone = {e.index for e in insp.previewed_drops}
+            names: dict[str, bool] = {}
+            # the protected kinds first (an unsealed constraint is the one to seal), then
+            # the others, each in file order
+            for r in sorted(rules, key=lambda r: not r.entry.protected):
+                names[r.entry.label] = names.get(r.entry.label, False) or r.entry.index in gone
+            risk = Text()
+            risk.append("⚠ at risk: ", style="bold yellow")
+            room = max(20, (self.size.width or 80) - 60)
+            for shown, (name, dropped) in enumerate(names.items()):
+                word = ("✗ " if dropped else "") + one_line(name, 40)
+                if shown and risk.cell_len + len(word) > room:
+                    risk.append(f", … +{len(names) - shown} more", style="yellow")
+                    break
+                risk.append(", " if shown else "")
+                risk.append(word, style="bold red" if dropped else "yellow")
+            risk.append(
+                f"  ({len(rules)} unsealed rule{'s' if len(rules) > 1 else ''} a pass may "
+                "drop · u lists them)",
+                style="dim",
+            )
+            line.append("\n" if line else "")
+            line.append_text(risk)
+        standing = self.query_one("#standing", Static)
+        standing.update(line)
+        standing.display = bool(line)
+
+    def _standing_rules(self) -> tuple[RuleAtRisk, ...] | None:
+        """The unsealed rules of the version on screen (the trial's, in a trial), or None
+        while a thread still looks for them in a large pad."""
+        insp = self.inspection
+        if insp.trial is not None:
+            return self._rules(insp.trial)
+        v = insp.current
+        if self._at_risk is not None and self._at_risk[0] == v.digest:
+            return self._at_risk[1]
+        pad = v.pad_file.pad
+        if len(pad.entries) <= RULES_AT_ONCE:
+            self._at_risk = (v.digest, unsealed_rules(pad, insp.rule_map))
+            return self._at_risk[1]
+        if self._at_risk_sought != v.digest:
+            self._at_risk_sought = v.digest
+            self.find_unsealed_rules(v.digest, pad, insp.rule_map)
+        return None
+
+    @work(exclusive=True, group="at-risk", thread=True)
+    def find_unsealed_rules(self, digest: str, pad: Pad, rule_map: RuleMap | None) -> None:
+        try:
+            rules = unsealed_rules(pad, rule_map)
+        except Exception as exc:  # (see failure)
+            self.call_from_thread(
+                self.notify,
+                failure(self.inspection.path, exc),
+                title="rules at risk not found",
+                severity="error",
+            )
+            return
+        self.call_from_thread(self._at_risk_ready, digest, rules)
+
+    def _at_risk_ready(self, digest: str, rules: tuple[RuleAtRisk, ...]) -> None:
+        self._at_risk = (digest, rules)
+        if self.inspection.versions and self.inspection.current.digest == digest:
+            self.refresh_view()
 
     def _draw_status(self) -> None:
         insp = self.inspection
@@ -530,7 +619,7 @@ class PadApp(App[int]):
         line.append(
             f"  {trial.policy} · step {insp.step}/{len(trial.dropped)} drops · "
             f"{trial.tokens_total} → {insp.preview_tokens} tok · claims "
-            f"{trial.claims_before} → {trial.claims_after}"
+            f"{trial.claims_before} → {insp.preview_claims}"
         )
         if trial.dropped:
             line.append("  n/p step · c commit · esc leave", style="dim")

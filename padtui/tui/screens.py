@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -47,11 +48,24 @@ REFUSALS = {
 }
 
 
-def way_out(plan: Plan, path: str, fmt: str | None = None) -> str:
-    """The way out of a refusal, as the command line gives it (a Letta agent file's too)."""
-    if letta.is_agent_file(path, fmt):
-        return letta.way_out(plan, path) or ""
-    return plan.way_out_for(path) or ""
+_EXTERNALIZE_COMMAND = re.compile(r": padtui externalize PATH .*\Z", re.S)
+_BUDGET_COMMAND = re.compile(r": padtui check PATH --budget (\d+)(?: --policy seed)?")
+
+
+def way_out(plan: Plan, path: str, fmt: str | None = None, *, dialog: bool = False) -> str:
+    """The way out of a refusal in the inspector's own keys, where the command line names a
+    command (a Letta agent file's too): in the refusal dialog (``dialog``), x seals the
+    entries and b trials at the budget named; on the main screen, c opens that dialog, and
+    b types a budget."""
+    agent_file = letta.is_agent_file(path, fmt)
+    text = (letta.way_out(plan, "PATH") if agent_file else plan.way_out) or ""
+    if _EXTERNALIZE_COMMAND.search(text):
+        pad = plan.source
+        names = ", ".join(pad.name_of(e) for e in plan.dropped if e.protected and not e.sealed)
+        keys = "x seals" if dialog else "c, then x, seals"
+        text = _EXTERNALIZE_COMMAND.sub(lambda _m: f": {keys} {names}", text)
+    keys = "b trials at it" if dialog else "b types it, ] raises the budget 10 %"
+    return _BUDGET_COMMAND.sub(lambda _m: f": {keys}", text)
 
 
 def rule_line(r: RuleAtRisk, dropped: bool | None = None) -> Text:
@@ -233,7 +247,7 @@ class RefusalScreen(ModalScreen[WayOut | None]):
             yield Static(Text(clean(p.message)))
             yield Static(Text(REFUSALS.get(code, "")), classes="explain")
             if p.way_out:
-                way = way_out(p, self.path, self.fmt)
+                way = way_out(p, self.path, self.fmt, dialog=True)
                 yield Static(Text("Way out: " + one_line(way), style="bold"))
             with Horizontal(classes="buttons"):
                 if self.protected:
