@@ -20,10 +20,10 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from padtui.core import store
+from padtui.core import letta, store
 from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import PadError
-from padtui.core.formats import PadFile
+from padtui.core.formats import READ_ONLY_FORMATS, PadFile, format_for_name
 from padtui.core.inspection import Inspection, Observed
 from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
@@ -43,7 +43,7 @@ from padtui.tui.screens import (
     way_out,
 )
 from padtui.tui.terminal import CLEANED
-from padtui.tui.widgets import BudgetGauge, EntryPane, Row, StatusLine
+from padtui.tui.widgets import NEAR_LIMIT, BudgetGauge, EntryPane, Row, StatusLine
 
 VERDICT_STYLES = {
     "corruption": "bold white on red",
@@ -78,6 +78,9 @@ PAD_ACTIONS = frozenset(
     }
 )
 
+
+# actions that write the pad: not offered on a pad padtui only reads (a Letta agent file)
+WRITE_ACTIONS = frozenset({"commit", "externalize"})
 
 FAILED = "padtui failed to read it"
 
@@ -214,6 +217,7 @@ class PadApp(App[int]):
         # worker finds them for
         self._at_risk: tuple[str, tuple[RuleAtRisk, ...]] | None = None
         self._at_risk_sought: str | None = None
+        self._limits: tuple[str, list[letta.BlockLimit]] | None = None  # (by version digest)
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then ``Cleaned``: every line any screen draws, cleaned."""
@@ -421,9 +425,15 @@ class PadApp(App[int]):
         alarms = len(insp.alarms)
         if alarms:
             bar.append(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", style="bold red")
+        if self.read_only is not None:
+            bar.append("  read-only", style="bold yellow")
         if insp.versions:
+            limits = self._letta_limits()
+            budget = f"budget {insp.budget}"
+            if limits is not None:  # (Letta budgets each block in characters)
+                budget = f"limits {sum(b.limit or 0 for b in limits)} chars · trial {budget} tok"
             bar.append(
-                f"  · v{insp.current.number} · budget {insp.budget} · policy {insp.policy} · "
+                f"  · v{insp.current.number} · {budget} · policy {insp.policy} · "
                 f"{insp.counter.encoding}  "
             )
         else:
@@ -440,6 +450,7 @@ class PadApp(App[int]):
         dropped = {e.index for e in insp.previewed_drops}
         focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
         flagged = self._flagged()
+        limits = {b.id: b for b in self._letta_limits() or ()}
         rules: dict[int, int] = {}  # in a trial: each entry's rules at risk
         for r in self._rules(insp.trial) or () if insp.trial is not None else ():
             rules[r.entry.index] = rules.get(r.entry.index, 0) + 1
@@ -454,6 +465,7 @@ class PadApp(App[int]):
                 focus=e.index == focus,
                 finding=flagged.get(e.id) if e.id is not None else None,
                 rules=rules.get(e.index, 0),
+                limit=_chars(limits.get(e.label)),
             )
             (sealed_rows if e.sealed else rewritable_rows).append(row)
         trial = insp.trial
@@ -492,6 +504,7 @@ class PadApp(App[int]):
             record = trial.record_tokens if insp.step else 0
             sealed_after = insp.current.sealed_tokens + record
             gauge.after = (sealed_after, insp.preview_tokens - sealed_after)
+        gauge.chars = _chars_gauge(self._letta_limits())
         gauge.refresh(layout=True)
 
     def _draw_standing(self) -> None:
@@ -612,7 +625,8 @@ class PadApp(App[int]):
             if trial.way_out:
                 way = way_out(trial, insp.path, self.pad_format)
                 line.append(f"  way out: {one_line(way)}", style="bold")
-            line.append("  (c explains)", style="dim")
+            if self.read_only is None:
+                line.append("  (c explains)", style="dim")
             line.append_text(self._rules_line(trial))
             return line
         line.append(f" {trial.verdict} ", style="bold black on green")
@@ -621,7 +635,9 @@ class PadApp(App[int]):
             f"{trial.tokens_total} → {insp.preview_tokens} tok · claims "
             f"{trial.claims_before} → {insp.preview_claims}"
         )
-        if trial.dropped:
+        if trial.dropped and self.read_only is not None:
+            line.append("  n/p step · esc leave · read-only: nothing is written", style="dim")
+        elif trial.dropped:
             line.append("  n/p step · c commit · esc leave", style="dim")
         line.append_text(self._rules_line(trial))
         over = trial.over_dropping_line()
@@ -879,18 +895,75 @@ class PadApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Actions on the pad act only from the pad's own screen, not behind a dialog or the
-        history (where the same keys would change the pad unseen)."""
+        history (where the same keys would change the pad unseen); those that write it, not
+        at all on a pad padtui only reads (they are not in the footer)."""
+        if action in WRITE_ACTIONS and self.read_only is not None:
+            return False
         return not (action in PAD_ACTIONS and len(self.screen_stack) > 1)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why padtui does not write this pad back (a Letta agent file, a memory export), or
+        None: it does."""
+        insp = self.inspection
+        if insp.versions:
+            layout = insp.current.pad_file.layout
+            return READ_ONLY_FORMATS.get(layout.format) or layout.read_only
+        return READ_ONLY_FORMATS.get(self.pad_format or format_for_name(insp.path) or "")
+
+    def _letta_limits(self) -> list[letta.BlockLimit] | None:
+        """A Letta agent file's blocks: characters against each one's limit (else None)."""
+        insp = self.inspection
+        if not insp.versions or insp.current.pad_file.layout.format != "af":
+            return None
+        v = insp.current
+        key = v.digest
+        if self._limits is None or self._limits[0] != key:
+            pad = v.pad_file.pad
+            costs = insp.counter.count_many(e.text for e in pad.entries)
+            found = letta.limits(pad, dict(zip((e.index for e in pad.entries), costs, strict=True)))
+            self._limits = (key, found)
+        return self._limits[1]
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for binding in self.BINDINGS:
-            if isinstance(binding, Binding) and binding.action != "quit":
+            if (
+                isinstance(binding, Binding)
+                and binding.action != "quit"
+                and not (binding.action in WRITE_ACTIONS and self.read_only is not None)
+            ):
                 yield SystemCommand(
                     binding.description,
                     binding.tooltip,
                     lambda a=binding.action: self.run_action(a),
                 )
+
+
+def _chars(block: letta.BlockLimit | None) -> tuple[int, int] | None:
+    if block is None or block.limit is None:
+        return None
+    return block.chars, block.limit
+
+
+def _chars_gauge(blocks: list[letta.BlockLimit] | None) -> tuple[int, int, int, str] | None:
+    """The gauge of a Letta agent file: characters against the blocks' limits summed."""
+    if not blocks or all(b.limit is None for b in blocks):
+        return None
+    sealed = sum(b.chars for b in blocks if b.sealed)
+    rewritable = sum(b.chars for b in blocks if not b.sealed)
+    over = sum(b.over for b in blocks)
+    near = sum(
+        not b.over and b.limit is not None and b.chars >= NEAR_LIMIT * b.limit for b in blocks
+    )
+    said = [f"{over} over its limit" if over else "", f"{near} near it" if near else ""]
+    blocks_said = " · ".join(x for x in said if x)
+    return (
+        sealed,
+        rewritable,
+        sum(b.limit or 0 for b in blocks),
+        (f" · blocks: {blocks_said}" if blocks_said else ""),
+    )
 
 
 def make_app(path: str, **options: Any) -> PadApp:

@@ -36,6 +36,9 @@ KIND_STYLES = {
 }
 
 
+NEAR_LIMIT = 0.9  # a Letta block this full of its limit (characters) is marked near it
+
+
 @dataclass(frozen=True)
 class Row:
     """One entry as a pane shows it."""
@@ -48,6 +51,7 @@ class Row:
     focus: bool = False  # the drop the stepper is on
     finding: str | None = None  # a critical finding of the last rewrite that names it
     rules: int = 0  # in a trial: the rules in it, unsealed, that a pass may drop
+    limit: tuple[int, int] | None = None  # a Letta block: its characters, and its limit
 
 
 def _head(row: Row) -> list[tuple[str, str]]:
@@ -58,6 +62,13 @@ def _head(row: Row) -> list[tuple[str, str]]:
         pieces.append(("⚠ ", "bold red"))
     pieces += [(clean(e.kind), KIND_STYLES.get(e.kind, "bold")), ("  ", "")]
     pieces += [(clean(e.label), "bold"), (f"  {row.tokens} tok", "dim")]
+    if row.limit is not None:
+        chars, limit = row.limit
+        pieces.append((f"  {chars}/{limit} chars", "dim"))
+        if chars > limit:
+            pieces.append(("  ✖ over its limit", "bold red"))
+        elif chars >= NEAR_LIMIT * limit:
+            pieces.append(("  ⚠ near its limit", "bold yellow"))
     if row.finding:
         pieces.append((f"  ✖ {row.finding}", "bold white on red"))
     if row.hazard:
@@ -311,25 +322,39 @@ class BudgetGauge(Widget):
     """The token budget."""
     after: reactive[tuple[int, int] | None] = reactive(None)
     """Sealed and rewritable tokens after the previewed trial, or None."""
+    chars: reactive[tuple[int, int, int, str] | None] = reactive(None)
+    """A Letta agent file's gauge in its own unit: sealed and rewritable characters, the
+    blocks' limits summed, and what to say of the blocks near or over theirs (else None)."""
 
     def render(self) -> Text:
-        lines = [self._line("now  ", self.sealed, self.rewritable)]
+        if self.chars is not None:
+            sealed, rewritable, limits, blocks = self.chars
+            line = self._line("now  ", sealed, rewritable, limits, "chars")
+            line.append(blocks, style="bold yellow")
+            lines = [line]
+        else:
+            lines = [self._line("now  ", self.sealed, self.rewritable)]
         if self.after is not None:
             lines.append(self._line("after", *self.after))
         return Text("\n").join(lines)
 
-    def _line(self, name: str, sealed: int, rewritable: int) -> Text:
+    def _line(
+        self, name: str, sealed: int, rewritable: int, budget: int | None = None, unit: str = "tok"
+    ) -> Text:
+        budget = self.budget if budget is None else budget
         total = sealed + rewritable
-        over = total - self.budget
-        numbers = Text(f" {total}/{self.budget} tok", style="bold")
+        over = total - budget
+        numbers = Text(f" {total}/{budget} {unit}", style="bold")
         numbers.append(f" (sealed {sealed} · rewritable {rewritable})", style="dim")
         if over > 0:
             numbers.append(f" over by {over}", style="bold red")
         else:
             numbers.append(f" {-over} free", style="green")
         width = max(10, self.content_size.width - len(name) - 1 - numbers.cell_len)
+        if unit != "tok":
+            width -= 30  # (room for what is said of the blocks)
         line = Text(f"{name} ", style="bold")
-        line.append_text(gauge_text(sealed, rewritable, self.budget, width))
+        line.append_text(gauge_text(sealed, rewritable, budget, max(10, width)))
         line.append_text(numbers)
         return line
 
