@@ -218,6 +218,7 @@ class PadApp(App[int]):
         self._at_risk: tuple[str, tuple[RuleAtRisk, ...]] | None = None
         self._at_risk_sought: str | None = None
         self._limits: tuple[str, list[letta.BlockLimit]] | None = None  # (by version digest)
+        self._to_change = False  # a new version came: the rewritable pane moves to its change
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then ``Cleaned``: every line any screen draws, cleaned."""
@@ -336,6 +337,7 @@ class PadApp(App[int]):
         elif reading.snapshot is not None:
             observed = insp.observe(reading.snapshot)
             if observed is not None:
+                self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)
                 self._journal(reading)
                 self._announce(observed)
                 self.call_after_refresh(self._settle_memory)
@@ -473,12 +475,13 @@ class PadApp(App[int]):
         if trial is not None and trial.loss_record is not None and insp.step:
             sealed_rows.append(Row(trial.loss_record, trial.record_tokens, pending=True))
             sealed_tokens += trial.record_tokens  # (the pending record is counted too)
+        to_change, self._to_change = self._to_change, False
         self.query_one("#sealed", EntryPane).show(
             sealed_rows, f"{len(sealed_rows)} entries · {sealed_tokens} tok"
         )
         rewritable_tokens = insp.current.tokens - insp.current.sealed_tokens
         self.query_one("#rewritable", EntryPane).show(
-            rewritable_rows, f"{len(rewritable_rows)} entries · {rewritable_tokens} tok"
+            rewritable_rows, f"{len(rewritable_rows)} entries · {rewritable_tokens} tok", to_change
         )
 
     def _flagged(self) -> dict[str, str]:

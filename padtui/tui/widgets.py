@@ -249,16 +249,20 @@ class EntryPane(PagedList):
         self.border_title = title
         self.rows: list[Row] = []
         self._options_by_key: dict[tuple[object, ...], Option] = {}
+        self._keys: list[tuple[object, ...]] = []  # each row's key (row_key), top to bottom
 
-    def show(self, rows: Sequence[Row], subtitle: str = "") -> None:
-        """Replace the rows, keeping the cursor on the same entry where it still exists."""
+    def show(self, rows: Sequence[Row], subtitle: str = "", to_change: bool = False) -> None:
+        """Replace the rows, keeping the cursor on the same entry where it still exists; or
+        (``to_change``: a new version) moving it to the first row that is not as it was."""
         keep = self.selected_row
         self.rows = list(rows)
         old = self._options_by_key
+        old_keys, self._keys = self._keys, []
         fresh: dict[tuple[object, ...], Option] = {}
         options = []
         for r in self.rows:
             key = row_key(r)
+            self._keys.append(key)
             option = old.pop(key, None) if key not in fresh else None  # (one use per list)
             if option is None:
                 option = Option(RowVisual(r))
@@ -278,6 +282,10 @@ class EntryPane(PagedList):
                 break
             if keep is not None and r.entry.label == keep.entry.label:
                 target = i
+        if to_change and old_keys != self._keys:
+            pairs = zip(old_keys, self._keys, strict=False)
+            first = next((i for i, (a, b) in enumerate(pairs) if a != b), len(old_keys))
+            target = min(first, len(self.rows) - 1)  # (only rows gone from the end: the last)
         self.highlighted = target
 
     @property

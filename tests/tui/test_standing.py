@@ -159,3 +159,33 @@ async def test_the_trial_figures_are_those_of_the_step_shown(tmp_path: Path) -> 
         await h.pilot.press("p", "p")  # step 0: nothing dropped, no record
         assert f"claims {trial.claims_before} → {trial.claims_before}" in h.status
         assert h.pane("sealed").border_subtitle.endswith(f" · {sealed} tok")
+
+
+# --- the pane on what changed ------------------------------------------------------------------
+
+
+async def test_a_new_version_brings_the_pane_to_what_changed(tmp_path: Path) -> None:
+    pad = copy_sample(tmp_path, NOTES)
+    lines = pad.read_text("utf-8").splitlines()
+    async with inspector(pad) as h:
+        pane = h.pane("rewritable")
+        assert pane.highlighted == 0 and pane.scroll_y == 0
+        # the agent rewrites one note far down the pane (line 60 of the file: #59)
+        doc = json.loads(lines[59])
+        doc["text"] = "SKU 17535: fixed, the page shows 54.49 now."
+        write_atomic(pad, "\n".join([*lines[:59], json.dumps(doc), *lines[60:]]) + "\n")
+        await h.until(lambda: h.app.inspection.current.number == 1, "the agent's version")
+        await h.pilot.pause()
+        row = pane.selected_row
+        assert row is not None and row.entry.text == doc["text"]
+        assert pane.scroll_y > 0  # scrolled to it
+        top, bottom = pane.scroll_y, pane.scroll_y + pane.scrollable_content_region.height
+        line = pane._index_to_line[pane.highlighted or 0]
+        assert top <= line < bottom  # and it is on screen
+        # then it adds a note near the top: the pane goes there
+        note = {"kind": "note", "id": "n-new", "text": "The price service was redeployed."}
+        now = pad.read_text("utf-8").splitlines()
+        write_atomic(pad, "\n".join([*now[:4], json.dumps(note), *now[4:]]) + "\n")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the agent's next version")
+        await h.pilot.pause()
+        assert pane.selected_row is not None and pane.selected_row.entry.label == "n-new"
