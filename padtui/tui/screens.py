@@ -466,7 +466,10 @@ padtui watches a pad: the scratchpad a self-editing agent rewrites under a token
 
 Left, the SEALED region: constraints, negative facts and loss records, append-only. Right, the
 REWRITABLE region: plan, notes, hypotheses. A protected kind in the rewritable region is
-marked ⚠: the next budget pass may drop it.
+marked ⚠: the next budget pass may drop it. Under the gauge, for as long as it holds: HALT
+when the sealed region alone is over the budget (no pass can help), and "at risk": the
+unsealed entries that hold rules a pass may drop. A Letta agent file (.af) is read-only:
+each block shows its characters against its limit.
 
 Every version the file goes through is audited against the one before: a declared compaction
 (every loss named by derived_from or a loss record), or corruption (a constraint dropped or
