@@ -660,6 +660,24 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return OK
 
 
+def _terminal() -> bool:
+    """Are standard input and output a terminal? The screens need both."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _need_terminal(what: str, instead: str) -> None:
+    """Outside a terminal a screen would draw into a pipe and wait for keys that never
+    come: exit 2 at once, naming what to run instead."""
+    if not _terminal():
+        raise UsageError(f"{what} needs a terminal (standard input and output); {instead}")
+
+
+def _shell(path: str) -> str:
+    from padtui.core.text import shell_word
+
+    return shell_word("./" + path if path.startswith("-") else path)
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     """The live inspector. Bad input is reported before the screen is taken over."""
     from padtui.core.formats import format_of, read_bytes
@@ -669,6 +687,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
         return _fleet(args)
     format_of(args.path, args.format)
     read_bytes(args.path)  # a missing or unreadable file: exit 2 now, not inside the app
+    _need_terminal(
+        f"{args.path}: the inspector", f"run `padtui check {_shell(args.path)}` for a report"
+    )
     counter_for(args.encoding)  # an unavailable encoding too
     from padtui.tui.app import make_app
 
@@ -699,6 +720,10 @@ def _fleet(args: argparse.Namespace) -> int:
             f"{args.path}: --format names one pad's format; the pads of a folder are read "
             "by their names"
         )
+    _need_terminal(
+        f"{args.path}: the fleet view",
+        f"run `padtui check {_shell(os.path.join(args.path, 'PAD'))}` for a report on a pad",
+    )
     counter_for(args.encoding)  # an unavailable encoding: exit 2 now, not inside the app
     from padtui.tui.fleet import FleetApp
 
@@ -745,7 +770,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """The inspector on a temporary copy of a sample pad, with the scripted agent on it."""
+    import shutil
     import tempfile
+    from functools import partial
 
     from padtui.core.scenarios import load_scenario, names
 
@@ -755,13 +782,19 @@ def cmd_demo(args: argparse.Namespace) -> int:
             _out(f"{name:<22} {s.title}")
         return OK
     scenario = load_scenario(args.scenario)
-    from padtui.tui.demo import DemoApp
+    _need_terminal(
+        "the demo",
+        f"run `padtui simulate PATH --scenario {args.scenario}` to play its agent without "
+        "one, or `padtui` alone for the trial of the sample pad",
+    )
+    from padtui.tui.demo import DemoApp, ended_by_signals
 
-    with tempfile.TemporaryDirectory(prefix="padtui-demo-") as folder:
+    with tempfile.TemporaryDirectory(prefix="padtui-demo-", ignore_cleanup_errors=True) as folder:
         path = os.path.join(folder, "pad.json")
         app = DemoApp(path, scenario, args.interval, journal=os.path.join(folder, "journal.jsonl"))
-        app.agent.start()
-        app.run()
+        with ended_by_signals(app, partial(shutil.rmtree, folder, ignore_errors=True)):
+            app.agent.start()
+            app.run()
         return app.return_code or OK
 
 
@@ -777,6 +810,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def _replay(journal: Any) -> int:
     if not journal.versions():
         raise PadError(journal.path, "the journal holds no version")
+    _need_terminal(f"{journal.path}: time travel", "run `padtui history PATH` for its versions")
     from padtui.tui.replay import ReplayApp
 
     app = ReplayApp(journal)

@@ -8,7 +8,7 @@ out). ``compact()`` is the seed document's function, same signature, same behavi
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -234,8 +234,14 @@ def rules_at_risk(plan: Plan, rule_map: RuleMap | None = None) -> tuple[RuleAtRi
     """The rules of the plan's pad in unsealed entries, in file order, each marked when the
     plan drops its entry. ``rule_map``: the headings that hold rules (padtui's own by
     default; the pad's own settings extend or replace it)."""
-    pad = plan.source
-    gone = {e.index for e in plan.dropped}
+    return unsealed_rules(plan.source, rule_map, {e.index for e in plan.dropped})
+
+
+def unsealed_rules(
+    pad: Pad, rule_map: RuleMap | None = None, gone: Collection[int] = ()
+) -> tuple[RuleAtRisk, ...]:
+    """The rules of ``pad`` in unsealed entries, in file order: what any pass may drop
+    (those in the entries at the indices ``gone`` marked dropped)."""
     return tuple(
         RuleAtRisk(e, r.kind, r.text, r.heading, r.entry in gone)
         for r in find_rules(pad, rule_map)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from padtui.core.audit import Audit, audit, totals
+from padtui.core.claims import pad_claims
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
 from padtui.core.formats import PadFile
 from padtui.core.model import Entry
@@ -19,7 +20,7 @@ from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
 from padtui.core.tokens import TokenCounter, counter_for
 
-BUDGET_STEP = 0.10  # [ and ] change the budget by 10 %
+BUDGET_STEP = 0.10  # [ and ] change the budget by 10 % of the budget they started from
 
 
 def digest(data: bytes) -> str:
@@ -132,6 +133,8 @@ class Inspection:
     keep_versions: int | None = None  # keep only the newest N versions in memory (None: all)
     rule_map: RuleMap | None = None  # the headings that hold rules (None: padtui's own)
     released: int = 0  # older versions let go of (the journal still holds them)
+    # [ and ] walk a ladder of budgets: (the budget it starts from, steps taken from it)
+    ladder: tuple[int, int] | None = None
 
     @property
     def counter(self) -> TokenCounter:
@@ -256,6 +259,28 @@ class Inspection:
         record = self.trial.record_tokens if self.step else 0
         return self.current.tokens - gone + record
 
+    @property
+    def preview_claims(self) -> int:
+        """Claims of the pad as the preview shows it at the current step: the drops made so
+        far gone, the loss record there from the first drop on (as its tokens are)."""
+        trial = self.trial
+        if trial is None:
+            return self.current.claims
+        if self.step >= len(trial.dropped):
+            return trial.claims_after
+        if not self.step or trial.refused:
+            return trial.claims_before
+        record = (trial.loss_record,) if trial.loss_record is not None else ()
+        return trial.claims_before - pad_claims(self.previewed_drops) + pad_claims(record)
+
+    @property
+    def halted(self) -> bool:
+        """Is the sealed region alone over the budget (no pass can help: halt and surface)?
+        Not for a Letta agent file, which has no token budget."""
+        if not self.versions or self.current.pad_file.layout.format == "af":
+            return False
+        return self.current.sealed_tokens > self.budget
+
     # --- settings ------------------------------------------------------------------------
 
     def set_budget(self, budget: int) -> None:
@@ -263,9 +288,18 @@ class Inspection:
         self._replan()
 
     def scale_budget(self, up: bool) -> None:
-        base = self.budget
-        change = max(1, round(base * BUDGET_STEP))
-        self.set_budget(base + change if up else base - change)
+        """One step up or down a ladder of budgets 10 % of its start apart: ``[`` then ``]``
+        comes back to the very budget it left. A budget set otherwise starts a new ladder."""
+        start, steps = self.ladder if self.ladder is not None else (self.budget, 0)
+        change = max(1, round(start * BUDGET_STEP))
+        if self.budget != start + steps * change:  # (typed, or the pad's own changed)
+            start, steps = self.budget, 0
+            change = max(1, round(start * BUDGET_STEP))
+        steps += 1 if up else -1
+        if start + steps * change < 0:
+            return  # (the ladder ends at 0)
+        self.set_budget(start + steps * change)
+        self.ladder = (start, steps)
 
     def switch_policy(self) -> str:
         self.policy = POLICIES[(POLICIES.index(self.policy) + 1) % len(POLICIES)]

@@ -295,7 +295,8 @@ def read(
     ``quiet`` (seconds; live reads pass ``SETTLE_QUIET``) reads by the settle rule instead:
     see :func:`read_settled`.
     """
-    fmt = format_of(path, fmt)
+    format_of(path, fmt)  # (an unknown one: PadError now; the format is passed on as chosen,
+    # as a --format, which a read-only format's name is not)
     if quiet > 0:
         snap = read_settled(path, quiet, SETTLE_LIMIT if limit is None else limit, previous, fmt)
         n = record(snap, journal)

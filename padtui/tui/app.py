@@ -18,13 +18,14 @@ from textual.containers import Horizontal
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
 
-from padtui.core import store
-from padtui.core.compaction import Plan, RuleAtRisk
+from padtui.core import letta, store
+from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import PadError
-from padtui.core.formats import PadFile
+from padtui.core.formats import READ_ONLY_FORMATS, PadFile, format_for_name
 from padtui.core.inspection import Inspection, Observed
+from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
@@ -42,7 +43,7 @@ from padtui.tui.screens import (
     way_out,
 )
 from padtui.tui.terminal import CLEANED
-from padtui.tui.widgets import BudgetGauge, EntryPane, Row, StatusLine, TopBar
+from padtui.tui.widgets import NEAR_LIMIT, BudgetGauge, EntryPane, Row, StatusLine, TopBar
 
 VERDICT_STYLES = {
     "corruption": "bold white on red",
@@ -77,6 +78,9 @@ PAD_ACTIONS = frozenset(
     }
 )
 
+
+# actions that write the pad: not offered on a pad padtui only reads (a Letta agent file)
+WRITE_ACTIONS = frozenset({"commit", "externalize"})
 
 FAILED = "padtui failed to read it"
 
@@ -210,6 +214,12 @@ class PadApp(App[int]):
         self.watch_armed = asyncio.Event()  # from now on, every write to the pad is seen
         self._rules_found: Plan | None = None  # the trial whose rules at risk are known
         self._rules_sought: Plan | None = None  # the trial a worker finds them for
+        # the unsealed rules of the version on screen (by its digest), and the version a
+        # worker finds them for
+        self._at_risk: tuple[str, tuple[RuleAtRisk, ...]] | None = None
+        self._at_risk_sought: str | None = None
+        self._limits: tuple[str, list[letta.BlockLimit]] | None = None  # (by version digest)
+        self._to_change = False  # a new version came: the rewritable pane moves to its change
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then ``Cleaned``: every line any screen draws, cleaned."""
@@ -238,6 +248,7 @@ class PadApp(App[int]):
             yield EntryPane("sealed", id="sealed")
             yield EntryPane("rewritable", id="rewritable")
         yield BudgetGauge(id="gauge")
+        yield Static(id="standing")  # what stays true of the pad: halted, rules at risk
         yield StatusLine(id="status")
         yield Footer()
 
@@ -327,6 +338,7 @@ class PadApp(App[int]):
         elif reading.snapshot is not None:
             observed = insp.observe(reading.snapshot)
             if observed is not None:
+                self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)
                 self._journal(reading)
                 self._announce(observed)
                 self.call_after_refresh(self._settle_memory)
@@ -395,6 +407,7 @@ class PadApp(App[int]):
             return
         self._draw_panes()
         self._draw_gauge()
+        self._draw_standing()
         self._draw_status()
 
     def _draw_topbar(self) -> None:
@@ -414,10 +427,19 @@ class PadApp(App[int]):
         alarms = len(insp.alarms)
         if alarms:
             parts.append((Text(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", "bold red"), 0))
+        if self.read_only is not None:
+            parts.append((Text("  read-only", style="bold yellow"), 0))
         if insp.versions:  # (left out from the right as the terminal narrows)
+            limits = self._letta_limits()
+            budget = f" · budget {insp.budget}"
+            if limits is not None:  # (Letta budgets each block in characters)
+                budget = (
+                    f" · limits {sum(b.limit or 0 for b in limits)} chars"
+                    f" · trial budget {insp.budget} tok"
+                )
             parts += [
                 (Text(f"  · v{insp.current.number}"), 1),
-                (Text(f" · budget {insp.budget}"), 2),
+                (Text(budget), 2),
                 (Text(f" · policy {insp.policy}"), 3),
                 (Text(f" · {insp.counter.encoding}"), 4),
             ]
@@ -433,6 +455,7 @@ class PadApp(App[int]):
         dropped = {e.index for e in insp.previewed_drops}
         focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
         flagged = self._flagged()
+        limits = {b.id: b for b in self._letta_limits() or ()}
         rules: dict[int, int] = {}  # in a trial: each entry's rules at risk
         for r in self._rules(insp.trial) or () if insp.trial is not None else ():
             rules[r.entry.index] = rules.get(r.entry.index, 0) + 1
@@ -447,17 +470,21 @@ class PadApp(App[int]):
                 focus=e.index == focus,
                 finding=flagged.get(e.id) if e.id is not None else None,
                 rules=rules.get(e.index, 0),
+                limit=_chars(limits.get(e.label)),
             )
             (sealed_rows if e.sealed else rewritable_rows).append(row)
         trial = insp.trial
+        sealed_tokens = insp.current.sealed_tokens
         if trial is not None and trial.loss_record is not None and insp.step:
             sealed_rows.append(Row(trial.loss_record, trial.record_tokens, pending=True))
+            sealed_tokens += trial.record_tokens  # (the pending record is counted too)
+        to_change, self._to_change = self._to_change, False
         self.query_one("#sealed", EntryPane).show(
-            sealed_rows, f"{len(sealed_rows)} entries · {insp.current.sealed_tokens} tok"
+            sealed_rows, f"{len(sealed_rows)} entries · {sealed_tokens} tok"
         )
         rewritable_tokens = insp.current.tokens - insp.current.sealed_tokens
         self.query_one("#rewritable", EntryPane).show(
-            rewritable_rows, f"{len(rewritable_rows)} entries · {rewritable_tokens} tok"
+            rewritable_rows, f"{len(rewritable_rows)} entries · {rewritable_tokens} tok", to_change
         )
 
     def _flagged(self) -> dict[str, str]:
@@ -483,7 +510,88 @@ class PadApp(App[int]):
             record = trial.record_tokens if insp.step else 0
             sealed_after = insp.current.sealed_tokens + record
             gauge.after = (sealed_after, insp.preview_tokens - sealed_after)
+        gauge.chars = _chars_gauge(self._letta_limits())
         gauge.refresh(layout=True)
+
+    def _draw_standing(self) -> None:
+        """The states that hold as long as the pad stays so, not a notice that fades: the
+        halt (the sealed region alone over the budget), and the rules a pass may drop."""
+        insp = self.inspection
+        line = Text()
+        if insp.halted:
+            v = insp.current
+            line.append(" HALT ", style="bold white on red")
+            line.append(
+                f" the sealed region alone ({v.sealed_tokens} tok) is over the budget "
+                f"({insp.budget}): no compaction can help; a person consolidates it, or the "
+                "budget goes up (] or b)",
+                style="bold red",
+            )
+        rules = self._standing_rules()
+        if rules:
+            gone = {e.index for e in insp.previewed_drops}
+            names: dict[str, bool] = {}
+            # the protected kinds first (an unsealed constraint is the one to seal), then
+            # the others, each in file order
+            for r in sorted(rules, key=lambda r: not r.entry.protected):
+                names[r.entry.label] = names.get(r.entry.label, False) or r.entry.index in gone
+            risk = Text()
+            risk.append("⚠ at risk: ", style="bold yellow")
+            room = max(20, (self.size.width or 80) - 60)
+            for shown, (name, dropped) in enumerate(names.items()):
+                word = ("✗ " if dropped else "") + one_line(name, 40)
+                if shown and risk.cell_len + len(word) > room:
+                    risk.append(f", … +{len(names) - shown} more", style="yellow")
+                    break
+                risk.append(", " if shown else "")
+                risk.append(word, style="bold red" if dropped else "yellow")
+            risk.append(
+                f"  ({len(rules)} unsealed rule{'s' if len(rules) > 1 else ''} a pass may "
+                "drop · u lists them)",
+                style="dim",
+            )
+            line.append("\n" if line else "")
+            line.append_text(risk)
+        standing = self.query_one("#standing", Static)
+        standing.update(line)
+        standing.display = bool(line)
+
+    def _standing_rules(self) -> tuple[RuleAtRisk, ...] | None:
+        """The unsealed rules of the version on screen (the trial's, in a trial), or None
+        while a thread still looks for them in a large pad."""
+        insp = self.inspection
+        if insp.trial is not None:
+            return self._rules(insp.trial)
+        v = insp.current
+        if self._at_risk is not None and self._at_risk[0] == v.digest:
+            return self._at_risk[1]
+        pad = v.pad_file.pad
+        if len(pad.entries) <= RULES_AT_ONCE:
+            self._at_risk = (v.digest, unsealed_rules(pad, insp.rule_map))
+            return self._at_risk[1]
+        if self._at_risk_sought != v.digest:
+            self._at_risk_sought = v.digest
+            self.find_unsealed_rules(v.digest, pad, insp.rule_map)
+        return None
+
+    @work(exclusive=True, group="at-risk", thread=True)
+    def find_unsealed_rules(self, digest: str, pad: Pad, rule_map: RuleMap | None) -> None:
+        try:
+            rules = unsealed_rules(pad, rule_map)
+        except Exception as exc:  # (see failure)
+            self.call_from_thread(
+                self.notify,
+                failure(self.inspection.path, exc),
+                title="rules at risk not found",
+                severity="error",
+            )
+            return
+        self.call_from_thread(self._at_risk_ready, digest, rules)
+
+    def _at_risk_ready(self, digest: str, rules: tuple[RuleAtRisk, ...]) -> None:
+        self._at_risk = (digest, rules)
+        if self.inspection.versions and self.inspection.current.digest == digest:
+            self.refresh_view()
 
     def _draw_status(self) -> None:
         insp = self.inspection
@@ -523,16 +631,19 @@ class PadApp(App[int]):
             if trial.way_out:
                 way = way_out(trial, insp.path, self.pad_format)
                 line.append(f"  way out: {one_line(way)}", style="bold")
-            line.append("  (c explains)", style="dim")
+            if self.read_only is None:
+                line.append("  (c explains)", style="dim")
             line.append_text(self._rules_line(trial))
             return line
         line.append(f" {trial.verdict} ", style="bold black on green")
         line.append(
             f"  {trial.policy} · step {insp.step}/{len(trial.dropped)} drops · "
             f"{trial.tokens_total} → {insp.preview_tokens} tok · claims "
-            f"{trial.claims_before} → {trial.claims_after}"
+            f"{trial.claims_before} → {insp.preview_claims}"
         )
-        if trial.dropped:
+        if trial.dropped and self.read_only is not None:
+            line.append("  n/p step · esc leave · read-only: nothing is written", style="dim")
+        elif trial.dropped:
             line.append("  n/p step · c commit · esc leave", style="dim")
         line.append_text(self._rules_line(trial))
         over = trial.over_dropping_line()
@@ -790,18 +901,75 @@ class PadApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Actions on the pad act only from the pad's own screen, not behind a dialog or the
-        history (where the same keys would change the pad unseen)."""
+        history (where the same keys would change the pad unseen); those that write it, not
+        at all on a pad padtui only reads (they are not in the footer)."""
+        if action in WRITE_ACTIONS and self.read_only is not None:
+            return False
         return not (action in PAD_ACTIONS and len(self.screen_stack) > 1)
+
+    @property
+    def read_only(self) -> str | None:
+        """Why padtui does not write this pad back (a Letta agent file, a memory export), or
+        None: it does."""
+        insp = self.inspection
+        if insp.versions:
+            layout = insp.current.pad_file.layout
+            return READ_ONLY_FORMATS.get(layout.format) or layout.read_only
+        return READ_ONLY_FORMATS.get(self.pad_format or format_for_name(insp.path) or "")
+
+    def _letta_limits(self) -> list[letta.BlockLimit] | None:
+        """A Letta agent file's blocks: characters against each one's limit (else None)."""
+        insp = self.inspection
+        if not insp.versions or insp.current.pad_file.layout.format != "af":
+            return None
+        v = insp.current
+        key = v.digest
+        if self._limits is None or self._limits[0] != key:
+            pad = v.pad_file.pad
+            costs = insp.counter.count_many(e.text for e in pad.entries)
+            found = letta.limits(pad, dict(zip((e.index for e in pad.entries), costs, strict=True)))
+            self._limits = (key, found)
+        return self._limits[1]
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for binding in self.BINDINGS:
-            if isinstance(binding, Binding) and binding.action != "quit":
+            if (
+                isinstance(binding, Binding)
+                and binding.action != "quit"
+                and not (binding.action in WRITE_ACTIONS and self.read_only is not None)
+            ):
                 yield SystemCommand(
                     binding.description,
                     binding.tooltip,
                     lambda a=binding.action: self.run_action(a),
                 )
+
+
+def _chars(block: letta.BlockLimit | None) -> tuple[int, int] | None:
+    if block is None or block.limit is None:
+        return None
+    return block.chars, block.limit
+
+
+def _chars_gauge(blocks: list[letta.BlockLimit] | None) -> tuple[int, int, int, str] | None:
+    """The gauge of a Letta agent file: characters against the blocks' limits summed."""
+    if not blocks or all(b.limit is None for b in blocks):
+        return None
+    sealed = sum(b.chars for b in blocks if b.sealed)
+    rewritable = sum(b.chars for b in blocks if not b.sealed)
+    over = sum(b.over for b in blocks)
+    near = sum(
+        not b.over and b.limit is not None and b.chars >= NEAR_LIMIT * b.limit for b in blocks
+    )
+    said = [f"{over} over its limit" if over else "", f"{near} near it" if near else ""]
+    blocks_said = " · ".join(x for x in said if x)
+    return (
+        sealed,
+        rewritable,
+        sum(b.limit or 0 for b in blocks),
+        (f" · blocks: {blocks_said}" if blocks_said else ""),
+    )
 
 
 def make_app(path: str, **options: Any) -> PadApp:

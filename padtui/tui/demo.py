@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -16,6 +21,8 @@ from padtui.core.scenarios import Scenario, ScriptedAgent, StepResult
 from padtui.core.text import clean
 from padtui.core.watcher import read_settled
 from padtui.tui.app import PadApp
+
+HANGUP_GRACE = 3.0  # seconds the app has to end after SIGTERM or SIGHUP (ended_by_signals)
 
 
 class DemoApp(PadApp):
@@ -133,3 +140,49 @@ class DemoApp(PadApp):
         self.take(await read_settled(insp.path))
         self.narrate()
         self.play()
+
+
+@contextlib.contextmanager
+def ended_by_signals(app: PadApp, cleanup: Callable[[], None]) -> Iterator[None]:
+    """While in it, SIGTERM and SIGHUP (a ``kill``, a closed terminal) end ``app`` as ``q``
+    would, and the caller's own cleanup (the demo's temporary folder) runs on the way out;
+    before the app runs or after it ends, they end the process by ``SystemExit``.
+
+    After a hang-up the terminal is gone: writes to it fail, and Textual's writer thread
+    dies on the first one, after which the app's shutdown waits on it for ever. So the
+    standard streams are pointed at ``/dev/null`` first, and should the app still not have
+    ended ``HANGUP_GRACE`` seconds later, ``cleanup`` runs and the process exits."""
+
+    def end(signum: int, _frame: FrameType | None) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # (not inside the app's event loop)
+            raise SystemExit(128 + signum) from None
+        if signum == signal.SIGHUP:
+            _streams_to_devnull()
+        loop.call_soon_threadsafe(app.exit, 128 + signum)
+        timer = threading.Timer(HANGUP_GRACE, _cleanup_and_exit, (cleanup, 128 + signum))
+        timer.daemon = True
+        timer.start()
+
+    previous = {s: signal.signal(s, end) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _streams_to_devnull() -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        with contextlib.suppress(OSError):
+            os.dup2(null, fd)
+    os.close(null)
+
+
+def _cleanup_and_exit(cleanup: Callable[[], None], code: int) -> None:
+    try:
+        cleanup()
+    finally:
+        os._exit(code)

@@ -154,7 +154,11 @@ class FleetPad:
             gauge = Text("·" * GAUGE_WIDTH, style="dim")
             tokens = Text("–", style="dim")
             changed = Text("–", style="dim")
-        verdict = Text(f" {worst} ", style=VERDICT_STYLES.get(worst, ""))
+        if insp.halted and SEVERITY.get(worst, 0) < SEVERITY["undeclared_loss"]:
+            # what stands now says more than the compaction that led to it
+            verdict = Text(" halt ", style="bold white on red")
+        else:
+            verdict = Text(f" {worst} ", style=VERDICT_STYLES.get(worst, ""))
         alarms = len(insp.alarms)
         count = Text(str(alarms), style="bold white on red" if alarms else "dim")
         return [name, gauge, tokens, changed, verdict, count, self.state()]
@@ -182,6 +186,8 @@ class FleetPad:
             return Text("◌ mid-write?", style="yellow")
         if insp.status == "deleted":
             return Text("✕ deleted", style="red")
+        if insp.halted:
+            return Text("● live · HALT: sealed over budget", style="bold red")
         return Text("● live", style="green")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -47,11 +48,24 @@ REFUSALS = {
 }
 
 
-def way_out(plan: Plan, path: str, fmt: str | None = None) -> str:
-    """The way out of a refusal, as the command line gives it (a Letta agent file's too)."""
-    if letta.is_agent_file(path, fmt):
-        return letta.way_out(plan, path) or ""
-    return plan.way_out_for(path) or ""
+_EXTERNALIZE_COMMAND = re.compile(r": padtui externalize PATH .*\Z", re.S)
+_BUDGET_COMMAND = re.compile(r": padtui check PATH --budget (\d+)(?: --policy seed)?")
+
+
+def way_out(plan: Plan, path: str, fmt: str | None = None, *, dialog: bool = False) -> str:
+    """The way out of a refusal in the inspector's own keys, where the command line names a
+    command (a Letta agent file's too): in the refusal dialog (``dialog``), x seals the
+    entries and b trials at the budget named; on the main screen, c opens that dialog, and
+    b types a budget."""
+    agent_file = letta.is_agent_file(path, fmt)
+    text = (letta.way_out(plan, "PATH") if agent_file else plan.way_out) or ""
+    if _EXTERNALIZE_COMMAND.search(text):
+        pad = plan.source
+        names = ", ".join(pad.name_of(e) for e in plan.dropped if e.protected and not e.sealed)
+        keys = "x seals" if dialog else "c, then x, seals"
+        text = _EXTERNALIZE_COMMAND.sub(lambda _m: f": {keys} {names}", text)
+    keys = "b trials at it" if dialog else "b types it, ] raises the budget 10 %"
+    return _BUDGET_COMMAND.sub(lambda _m: f": {keys}", text)
 
 
 def rule_line(r: RuleAtRisk, dropped: bool | None = None) -> Text:
@@ -235,7 +249,7 @@ class RefusalScreen(ModalScreen[WayOut | None]):
             yield Static(Text(f"Refused: {code}", style="bold red"))
             with Vertical(classes="actions"):  # (docked: in view however small the terminal)
                 if p.way_out:
-                    way = way_out(p, self.path, self.fmt)
+                    way = way_out(p, self.path, self.fmt, dialog=True)
                     yield Static(Text("Way out: " + one_line(way), style="bold"), id="way-out")
                 with Horizontal(classes="buttons"):
                     if self.protected:
@@ -460,7 +474,10 @@ padtui watches a pad: the scratchpad a self-editing agent rewrites under a token
 
 Left, the SEALED region: constraints, negative facts and loss records, append-only. Right, the \
 REWRITABLE region: plan, notes, hypotheses. A protected kind in the rewritable region is \
-marked ⚠: the next budget pass may drop it.
+marked ⚠: the next budget pass may drop it. Under the gauge, for as long as it holds: HALT \
+when the sealed region alone is over the budget (no pass can help), and "at risk": the \
+unsealed entries that hold rules a pass may drop. A Letta agent file (.af) is read-only: \
+each block shows its characters against its limit.
 
 Every version the file goes through is audited against the one before: a declared compaction \
 (every loss named by derived_from or a loss record), or corruption (a constraint dropped or \

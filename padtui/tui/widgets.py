@@ -36,6 +36,9 @@ KIND_STYLES = {
 }
 
 
+NEAR_LIMIT = 0.9  # a Letta block this full of its limit (characters) is marked near it
+
+
 @dataclass(frozen=True)
 class Row:
     """One entry as a pane shows it."""
@@ -48,6 +51,7 @@ class Row:
     focus: bool = False  # the drop the stepper is on
     finding: str | None = None  # a critical finding of the last rewrite that names it
     rules: int = 0  # in a trial: the rules in it, unsealed, that a pass may drop
+    limit: tuple[int, int] | None = None  # a Letta block: its characters, and its limit
 
 
 def _head(row: Row) -> list[tuple[str, str]]:
@@ -58,6 +62,13 @@ def _head(row: Row) -> list[tuple[str, str]]:
         pieces.append(("⚠ ", "bold red"))
     pieces += [(clean(e.kind), KIND_STYLES.get(e.kind, "bold")), ("  ", "")]
     pieces += [(clean(e.label), "bold"), (f"  {row.tokens} tok", "dim")]
+    if row.limit is not None:
+        chars, limit = row.limit
+        pieces.append((f"  {chars}/{limit} chars", "dim"))
+        if chars > limit:
+            pieces.append(("  ✖ over its limit", "bold red"))
+        elif chars >= NEAR_LIMIT * limit:
+            pieces.append(("  ⚠ near its limit", "bold yellow"))
     if row.finding:
         pieces.append((f"  ✖ {row.finding}", "bold white on red"))
     if row.hazard:
@@ -238,16 +249,20 @@ class EntryPane(PagedList):
         self.border_title = title
         self.rows: list[Row] = []
         self._options_by_key: dict[tuple[object, ...], Option] = {}
+        self._keys: list[tuple[object, ...]] = []  # each row's key (row_key), top to bottom
 
-    def show(self, rows: Sequence[Row], subtitle: str = "") -> None:
-        """Replace the rows, keeping the cursor on the same entry where it still exists."""
+    def show(self, rows: Sequence[Row], subtitle: str = "", to_change: bool = False) -> None:
+        """Replace the rows, keeping the cursor on the same entry where it still exists; or
+        (``to_change``: a new version) moving it to the first row that is not as it was."""
         keep = self.selected_row
         self.rows = list(rows)
         old = self._options_by_key
+        old_keys, self._keys = self._keys, []
         fresh: dict[tuple[object, ...], Option] = {}
         options = []
         for r in self.rows:
             key = row_key(r)
+            self._keys.append(key)
             option = old.pop(key, None) if key not in fresh else None  # (one use per list)
             if option is None:
                 option = Option(RowVisual(r))
@@ -267,6 +282,10 @@ class EntryPane(PagedList):
                 break
             if keep is not None and r.entry.label == keep.entry.label:
                 target = i
+        if to_change and old_keys != self._keys:
+            pairs = zip(old_keys, self._keys, strict=False)
+            first = next((i for i, (a, b) in enumerate(pairs) if a != b), len(old_keys))
+            target = min(first, len(self.rows) - 1)  # (only rows gone from the end: the last)
         self.highlighted = target
 
     @property
@@ -311,25 +330,39 @@ class BudgetGauge(Widget):
     """The token budget."""
     after: reactive[tuple[int, int] | None] = reactive(None)
     """Sealed and rewritable tokens after the previewed trial, or None."""
+    chars: reactive[tuple[int, int, int, str] | None] = reactive(None)
+    """A Letta agent file's gauge in its own unit: sealed and rewritable characters, the
+    blocks' limits summed, and what to say of the blocks near or over theirs (else None)."""
 
     def render(self) -> Text:
-        lines = [self._line("now  ", self.sealed, self.rewritable)]
+        if self.chars is not None:
+            sealed, rewritable, limits, blocks = self.chars
+            line = self._line("now  ", sealed, rewritable, limits, "chars")
+            line.append(blocks, style="bold yellow")
+            lines = [line]
+        else:
+            lines = [self._line("now  ", self.sealed, self.rewritable)]
         if self.after is not None:
             lines.append(self._line("after", *self.after))
         return Text("\n").join(lines)
 
-    def _line(self, name: str, sealed: int, rewritable: int) -> Text:
+    def _line(
+        self, name: str, sealed: int, rewritable: int, budget: int | None = None, unit: str = "tok"
+    ) -> Text:
+        budget = self.budget if budget is None else budget
         total = sealed + rewritable
-        over = total - self.budget
-        numbers = Text(f" {total}/{self.budget} tok", style="bold")
+        over = total - budget
+        numbers = Text(f" {total}/{budget} {unit}", style="bold")
         numbers.append(f" (sealed {sealed} · rewritable {rewritable})", style="dim")
         if over > 0:
             numbers.append(f" over by {over}", style="bold red")
         else:
             numbers.append(f" {-over} free", style="green")
         width = max(10, self.content_size.width - len(name) - 1 - numbers.cell_len)
+        if unit != "tok":
+            width -= 30  # (room for what is said of the blocks)
         line = Text(f"{name} ", style="bold")
-        line.append_text(gauge_text(sealed, rewritable, self.budget, width))
+        line.append_text(gauge_text(sealed, rewritable, budget, max(10, width)))
         line.append_text(numbers)
         return line
 

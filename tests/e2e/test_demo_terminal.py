@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -81,3 +83,43 @@ def test_padtui_alone_plays_the_demo_and_shows_the_corruption_alarm(tmp_path):
             time.sleep(0.1)
     finally:
         term.close()
+
+
+def _demo_folders(tmp_path: Path) -> list[Path]:
+    return list(tmp_path.glob("padtui-demo-*"))
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP", "the terminal closed"])
+def test_a_killed_demo_removes_its_temporary_folder(tmp_path: Path, how: str) -> None:
+    padtui = Path(sys.executable).parent / "padtui"
+    command = (
+        "exec env -u COLUMNS -u LINES "
+        f"XDG_STATE_HOME={shlex.quote(str(tmp_path))} "
+        f"TMPDIR={shlex.quote(str(tmp_path))} {shlex.quote(str(padtui))} demo"
+    )
+    term = Terminal(command)
+    try:
+        term.wait_for("demo: Retry after a 5xx")
+        assert len(_demo_folders(tmp_path)) == 1
+        pid = int(term.tmux("display-message", "-p", "-t", "t", "#{pane_pid}"))
+        if how == "the terminal closed":
+            term.close()  # (tmux hangs the terminal up: SIGHUP)
+        else:
+            os.kill(pid, getattr(signal, how))
+        end = time.monotonic() + DEADLINE
+        while _demo_folders(tmp_path):
+            assert time.monotonic() < end, f"the demo's temporary folder outlived {how}"
+            time.sleep(0.05)
+        while _alive(pid):
+            assert time.monotonic() < end, f"the demo did not end on {how}"
+            time.sleep(0.05)
+    finally:
+        term.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

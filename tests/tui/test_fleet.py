@@ -16,6 +16,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from padtui import cli
 from padtui.cli import main
 from padtui.core import formats
 from padtui.tui.fleet import COLUMNS, FleetApp, FleetScreen, FleetTable, is_pad_name
@@ -307,6 +308,7 @@ def test_padtui_dir_opens_the_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         ran.append(self)
 
     monkeypatch.setattr(FleetApp, "run", fake_run)
+    monkeypatch.setattr(cli, "_terminal", lambda: True)
     folder = copy_sample(tmp_path, HEALTHY).parent
     assert main([str(folder), "--budget", "500", "--no-journal"]) == 0
     assert len(ran) == 1 and ran[0].folder == str(folder)

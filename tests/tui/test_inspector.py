@@ -280,7 +280,9 @@ async def test_sealed_over_budget_refusal_has_no_externalize_and_escape_closes(
         dialog = h.dialog_text()
         assert "Refused: SEALED_OVER_BUDGET" in dialog
         assert "halt and surface: the sealed region (" in dialog
-        assert f"padtui check {pad} --budget {trial.fits_at}" in dialog  # as a shell runs it
+        assert f"at a budget of {trial.fits_at} " in dialog and ": b trials at it" in dialog
+        assert "padtui check" not in dialog and "--budget" not in dialog
+        assert "b types it, ] raises the budget 10 %" in h.status  # the main screen's keys
         buttons = [str(b.label) for b in h.app.screen.query(Button)]
         assert buttons == [f"Trial at budget {trial.fits_at} (b)", "Close (esc)"]
         await h.pilot.press("x")  # nothing to externalize: the dialog stays
@@ -391,9 +393,12 @@ async def test_brackets_scale_the_budget_and_replan_an_open_trial(tmp_path: Path
         assert insp.trial is not None and insp.trial.verdict == "fits"
         assert "4062/4400 tok" in h.gauge
         await h.pilot.press("left_square_bracket")
-        assert insp.budget == 3960
+        assert insp.budget == 4000  # ] then [ comes back to the budget it left
         assert insp.trial is not None and insp.trial.verdict == "compactable"
-        assert insp.trial.budget == 3960
+        assert insp.trial.budget == 4000
+        assert insp.trial.tokens_dropped == dropped  # the very trial it left
+        await h.pilot.press("left_square_bracket")
+        assert insp.budget == 3600 and insp.trial is not None and insp.trial.budget == 3600
         assert insp.trial.tokens_dropped > dropped  # a tighter budget drops more
         assert pad.read_bytes() == (SAMPLES / NOTES).read_bytes()  # settings, not writes
 
