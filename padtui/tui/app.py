@@ -24,7 +24,7 @@ from padtui.core import store
 from padtui.core.compaction import Plan, RuleAtRisk
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
-from padtui.core.inspection import Inspection, Observed
+from padtui.core.inspection import OWN, Alarm, Inspection, Observed, digest, journal_origin
 from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
@@ -60,6 +60,9 @@ RULES_AT_ONCE = 2000
 # after padtui itself fails on a pad's content, the pad is read again this often (seconds)
 # until it reads: the view shows the failure meanwhile, and recovers once the pad is mended
 RETRY_AFTER_FAILURE = 1.0
+# the newest journaled versions the inspector takes in when it opens a pad (its history then
+# starts there); the version on disk is audited against the last of them
+RECENT_VERSIONS = 32
 
 PAD_ACTIONS = frozenset(
     {
@@ -246,14 +249,37 @@ class PadApp(App[int]):
 
     async def _first_reading(self) -> None:
         try:
+            problem = await asyncio.to_thread(self.open_journal, self.inspection, RECENT_VERSIONS)
+            if problem is not None:
+                self.notify(f"journal not read: {problem}", severity="warning")
             reading = await read_settled(self.inspection.path, fmt=self.pad_format)
         except Exception as exc:  # (see failure)
             reading = Reading("unreadable", detail=failure(self.inspection.path, exc))
         self.take(reading)
+        self._announce_outstanding()
         self.ready.set()
         self.query_one("#rewritable", EntryPane).focus()
         if self.watching:
             self.watch_pad()
+
+    def open_journal(self, insp: Inspection, recent: int) -> str | None:
+        """(a worker thread) Take in the newest journaled versions of the pad and the alarms
+        acknowledged there; returns why the journal could not be read, if it could not."""
+        if not self.use_journal:
+            return None
+        try:
+            journal = store.journal_of(insp.path, self._journal_arg())
+            if journal is not None and os.path.exists(journal.path):
+                insp.open_journal(journal, recent)
+        except (OSError, PadError) as exc:
+            return str(exc)
+        return None
+
+    def _announce_outstanding(self) -> None:
+        """The alarms found on opening (written while padtui was closed), announced once."""
+        alarms = self.inspection.outstanding
+        if alarms:
+            self._announce_alarm(alarms[-1], len(alarms))
 
     def _say_reading(self) -> None:
         """Say "reading PAD" on screen before the first reading is taken in: a pad of a
@@ -324,9 +350,11 @@ class PadApp(App[int]):
                 self.refresh_view()
                 return
         elif reading.snapshot is not None:
-            observed = insp.observe(reading.snapshot)
+            number, origin = None, None
+            if not insp.versions or insp.current.digest != digest(reading.snapshot.data):
+                number, origin = self._journal(reading)
+            observed = insp.observe(reading.snapshot, origin=origin, number=number)
             if observed is not None:
-                self._journal(reading)
                 self._announce(observed)
                 self.call_after_refresh(self._settle_memory)
         self.refresh_view()
@@ -343,13 +371,20 @@ class PadApp(App[int]):
     def on_unmount(self) -> None:
         gc.unfreeze()  # the app is done with them: collectable again (tests run many apps)
 
-    def _journal(self, reading: Reading) -> None:
+    def _journal(self, reading: Reading) -> tuple[int | None, str | None]:
+        """Journal a new version first: its number, and who made it if padtui did (a restore
+        or a commit, from here or from the command line)."""
         if not self.use_journal or reading.snapshot is None:
-            return
+            return None, None
         try:
-            store.record(reading.snapshot, self._journal_arg())
+            journal = store.journal_of(reading.snapshot.path, self._journal_arg())
+            n = store.record(reading.snapshot, journal or False)
+            made_by = journal.version(n).origin if journal is not None and n is not None else ""
         except (OSError, PadError) as exc:
             self.notify(f"journal not written: {exc}", severity="warning")
+            return None, None
+        origin = journal_origin(made_by)
+        return n, origin if origin in OWN else None
 
     def _announce(self, observed: Observed) -> None:
         if observed.trial_invalidated:
@@ -358,9 +393,11 @@ class PadApp(App[int]):
                 "closed. Press t to trial again.",
                 title="trial closed",
             )
-        alarm = observed.alarm
-        if alarm is None:
-            return
+        if observed.alarm is not None:
+            self._announce_alarm(observed.alarm)
+
+    def _announce_alarm(self, alarm: Alarm, outstanding: int = 1) -> None:
+        more = f" ({outstanding} alarms not acknowledged)" if outstanding > 1 else ""
         codes = (
             ", ".join(sorted({f.code for f in alarm.audit.findings if f.severity == "critical"}))
             or "UNDECLARED_LOSS"
@@ -368,7 +405,7 @@ class PadApp(App[int]):
         if alarm.critical:
             self.bell()
             self.notify(
-                f"version {alarm.version.number}: {codes}. Press a for the findings.",
+                f"version {alarm.version.number}: {codes}{more}. Press a for the findings.",
                 title="CORRUPTION",
                 severity="error",
                 timeout=30,
@@ -376,7 +413,7 @@ class PadApp(App[int]):
         else:
             self.notify(
                 f"version {alarm.version.number}: rewritable content lost without a "
-                "declaration. Press a for the findings.",
+                f"declaration{more}. Press a for the findings.",
                 title="undeclared loss",
                 severity="warning",
                 timeout=10,
@@ -411,7 +448,7 @@ class PadApp(App[int]):
             label, style = state["waiting"]  # not live until a write would be seen
         bar = Text("padtui ", style="bold", no_wrap=True, overflow="ellipsis")
         bar.append(label, style=style)
-        alarms = len(insp.alarms)
+        alarms = len(insp.outstanding)
         if alarms:
             bar.append(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", style="bold red")
         if insp.versions:
@@ -780,7 +817,27 @@ class PadApp(App[int]):
             self.push_screen(HistoryScreen(self.inspection.versions))
 
     def action_alarms(self) -> None:
-        self.push_screen(AlarmsScreen(self.inspection.alarms))
+        self.push_screen(
+            AlarmsScreen(self.inspection.alarms, self.inspection.outstanding), self._acknowledge
+        )
+
+    def _acknowledge(self, numbers: set[int] | None) -> None:
+        """The alarms the user acknowledged on the alarms screen: recorded in the journal
+        (so that ``padtui history`` and the next session know), then off the top bar."""
+        if not numbers:
+            return
+        insp = self.inspection
+        try:
+            journal = store.journal_of(insp.path, self._journal_arg())
+            if journal is not None:
+                for n in sorted(numbers):
+                    journal.acknowledge(n)
+        except (OSError, PadError) as exc:
+            self.notify(f"acknowledged here only; journal not written: {exc}", severity="warning")
+        insp.acknowledge(numbers)
+        listed = ", ".join(f"v{n}" for n in sorted(numbers))
+        self.notify(f"acknowledged: {listed}", title="alarms")
+        self.refresh_view()
 
     def action_concept(self) -> None:
         self.push_screen(ConceptScreen(self.inspection))

@@ -122,7 +122,8 @@ async def test_replay_steps_through_the_journal_read_only(tmp_path):
         await pilot.press("comma")
         assert replay.cursor == last - 1
         assert replay.inspection.current.verdict == "growth"
-        assert f"replay {last}/{last + 1}" in narration(replay)
+        shown = replay.recorded[last - 1].number  # the journal's own number for it
+        assert f"replay v{shown} ({last} of {last + 1})" in narration(replay)
         await pilot.press("full_stop")
         assert replay.cursor == last
         await pilot.press("t", "c")
