@@ -243,14 +243,19 @@ class Inspection:
         self.step = 0
         return Observed(version, alarm, invalidated)
 
-    def open_journal(self, journal: Journal, recent: int) -> int:
+    def open_journal(self, journal: Journal, recent: int, most_bytes: int | None = None) -> int:
         """Take in the newest ``recent`` versions of the journal, audited and numbered as it
         numbers them, with the alarms the user acknowledged there (before the file itself is
         read: a version written while padtui was closed is then audited against the last one
-        journaled). Returns how many were taken in. Versions lost to damage or that did not
-        parse are passed over."""
+        journaled). Fewer when they hold more than ``most_bytes`` in all (each costs a parse,
+        a count and an audit), but never fewer than two (the last rewrite journaled, audited).
+        Returns how many were taken in. Versions lost to damage or that did not parse are
+        passed over."""
         self.acknowledged |= journal.acknowledged()
         wanted = [v for v in journal.versions() if v.parsed][-max(recent, 1) :]
+        if most_bytes is not None:
+            while len(wanted) > 2 and sum(v.size for v in wanted) > most_bytes:
+                del wanted[0]
         taken = 0
         for v in wanted:
             previous = self.current.pad_file if self.versions else None

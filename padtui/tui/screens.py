@@ -497,8 +497,8 @@ Keys
   x        externalize the selected entry (seal a constraint, negative fact or loss record)
   [ / ]    budget down / up 10 %      b  type a budget
   s        switch policy strict / seed
-  h        history of versions, verdicts and diffs
-  a        alarms
+  h        history of versions (numbered as the journal and `padtui history` number them)
+  a        alarms (k there acknowledges them, in the journal: history then exits 0)
   tab      switch pane              ctrl+p  command palette
   i        why: the concept, with this pad as the example (w in a refusal or alarms)
   ?        this help                q       quit
