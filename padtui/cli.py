@@ -244,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "history",
         help="journaled versions of a pad with the audit verdict of each transition "
-        "(exit 1 if one is corruption); --restore N writes one back",
+        "(exit 1 if a corruption is not yet acknowledged or restored away); --restore N "
+        "writes one back; --ack N acknowledges the alarm of version N",
     )
     p.add_argument("path", metavar="PATH", help=_path_help())
     _format_option(p)
@@ -253,6 +254,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=_version_number,
         metavar="N",
         help="write version N back over the pad (a safe commit; the version replaced is journaled)",
+    )
+    p.add_argument(
+        "--ack",
+        type=_version_number,
+        action="append",
+        metavar="N",
+        help="acknowledge the alarm of version N (recorded in the journal; repeatable): "
+        "history then exits 0 unless another corruption is outstanding",
     )
     p.add_argument("--encoding", metavar="E", help="tiktoken encoding for token counts")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
@@ -487,10 +496,12 @@ def cmd_externalize(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from padtui.core import store
-    from padtui.core.journal import history
+    from padtui.core.journal import history, outstanding
 
     if args.no_journal:
         raise UsageError("history reads the journal; --no-journal makes no sense here")
+    if args.ack and (args.restore is not None or args.open):
+        raise UsageError("--ack goes alone: not with --restore or --open")
     journal = store.journal_of(args.path, _journal_arg(args))
     assert journal is not None
     journal.check_owner()  # before anything in it is shown or written back
@@ -509,7 +520,10 @@ def cmd_history(args: argparse.Namespace) -> int:
         return _replay(journal)
     with Progress(f"reading the history of {args.path}", len(journal.versions())) as progress:
         rows = history(journal, args.encoding, progress.advance, _rule_map(args))
-    corrupt = any(r.verdict == "corruption" for r in rows)
+    for n in args.ack or ():
+        _acknowledge(journal, rows, n)
+    acks = journal.acknowledged()
+    waiting = outstanding(rows, acks)
     if args.json:
         _print_json(
             {
@@ -520,15 +534,41 @@ def cmd_history(args: argparse.Namespace) -> int:
                 "versions": [r.as_json() for r in rows],
                 "damaged_lines": [{"line": n, "problem": p} for n, p in journal.damage()],
                 "lost_versions": sorted(journal.lost()),
+                "acknowledged": sorted(acks),
+                "outstanding": [r.version.n for r in waiting],
             }
         )
     else:
-        _out(
-            _history_text(
-                args.path, journal.path, rows, on_disk, current, journal.damage(), journal.lost()
-            )
+        text = _history_text(
+            args.path, journal.path, rows, on_disk, current, journal.damage(), journal.lost()
         )
-    return FOUND if corrupt else OK
+        _out(text + _outstanding_text(rows, acks, [r.version.n for r in waiting]))
+    return FOUND if waiting else OK
+
+
+def _acknowledge(journal: Any, rows: Sequence[Any], n: int) -> None:
+    """Record that the user has seen the alarm of version ``n`` (PadError: exit 2, for a
+    version that raised none)."""
+    row = next((r for r in rows if r.version.n == n), None)
+    if row is None or row.verdict not in ("corruption", "undeclared_loss"):
+        what = "is not in the journal" if row is None else f"raised no alarm ({row.verdict})"
+        raise PadError(journal.path, f"version {n} {what}: nothing to acknowledge")
+    journal.acknowledge(n)
+
+
+def _outstanding_text(rows: Sequence[Any], acks: set[int], waiting: Sequence[int]) -> str:
+    alarmed = [r.version.n for r in rows if r.verdict in ("corruption", "undeclared_loss")]
+    done = [n for n in alarmed if n in acks]
+    lines = []
+    if done:
+        lines.append("acknowledged: " + ", ".join(f"version {n}" for n in done))
+    if waiting:
+        listed = ", ".join(map(str, waiting))
+        lines.append(
+            f"outstanding corruption: version{'s' if len(waiting) > 1 else ''} {listed} "
+            f"(`--ack N` acknowledges one; a restore of the version before undoes it)"
+        )
+    return "".join("\n" + line for line in lines)
 
 
 def _history_text(

@@ -14,13 +14,18 @@ from datetime import UTC, datetime
 from padtui.core.audit import Audit, audit, totals
 from padtui.core.claims import pad_claims
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
+from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
+from padtui.core.journal import OWN_ORIGINS, Journal
 from padtui.core.model import Entry
 from padtui.core.rules import RuleMap
-from padtui.core.store import Snapshot
+from padtui.core.store import Snapshot, snapshot_of
 from padtui.core.tokens import TokenCounter, counter_for
 
 BUDGET_STEP = 0.10  # [ and ] change the budget by 10 % of the budget they started from
+# who made a version: the journal's "seen" is a write padtui did not make (an agent's); any
+# other origin is padtui's own write, the user's own action (never an alarm)
+OWN = frozenset({"padtui", *OWN_ORIGINS})
 
 
 def digest(data: bytes) -> str:
@@ -35,7 +40,7 @@ def utc_now() -> datetime:
 class Version:
     """One version of the pad as it was seen, with the audit of the rewrite that made it."""
 
-    number: int
+    number: int  # its number in the journal (counted from 1 here when there is no journal)
     seen_at: datetime
     snapshot: Snapshot  # the bytes as read, with the stamp a commit compares against
     digest: str
@@ -93,12 +98,22 @@ def shared(old: PadFile, new: PadFile) -> PadFile:
     return replace(new, pad=replace(new.pad, entries=tuple(entries)), layout=layout)
 
 
+def journal_origin(origin: str, first: bool = False) -> str:
+    """Who made a journaled version, as an inspection says it."""
+    if origin == "seen":
+        return "initial" if first else "agent"
+    if origin in ("compact", "externalize"):  # a commit (from the inspector, most often)
+        return "padtui"
+    return origin  # "restore", "write": padtui's own too, by their own name
+
+
 @dataclass(frozen=True)
 class Alarm:
     """A transition whose audit found corruption or undeclared loss."""
 
     version: Version
     audit: Audit
+    before: str  # the digest of the version it was audited against (a restore of it undoes it)
 
     @property
     def critical(self) -> bool:
@@ -135,6 +150,8 @@ class Inspection:
     released: int = 0  # older versions let go of (the journal still holds them)
     # [ and ] walk a ladder of budgets: (the budget it starts from, steps taken from it)
     ladder: tuple[int, int] | None = None
+    acknowledged: set[int] = field(default_factory=set)  # versions whose alarm was seen to
+    undone: set[int] = field(default_factory=set)  # versions whose alarm a restore undid
 
     @property
     def counter(self) -> TokenCounter:
@@ -151,12 +168,26 @@ class Inspection:
 
     # --- readings ------------------------------------------------------------------------
 
+    @property
+    def outstanding(self) -> list[Alarm]:
+        """The alarms the user has not dealt with (acknowledged, or undone by a restore)."""
+        done = self.acknowledged | self.undone
+        return [a for a in self.alarms if a.version.number not in done]
+
+    def acknowledge(self, numbers: set[int]) -> None:
+        self.acknowledged |= numbers
+
     def observe(
-        self, snapshot: Snapshot, now: datetime | None = None, origin: str | None = None
+        self,
+        snapshot: Snapshot,
+        now: datetime | None = None,
+        origin: str | None = None,
+        number: int | None = None,
     ) -> Observed | None:
         """Take in a reading of the file; None if it is the version already on screen.
 
-        ``origin`` overrides who made the version (a replayed journal knows).
+        ``origin`` overrides who made the version (a replayed journal knows); ``number`` is
+        its number in the journal (else the one after the version before).
         """
         self.status, self.status_detail = "live", ""
         pad_file = snapshot.file
@@ -181,8 +212,10 @@ class Inspection:
             origin = "padtui"
         else:
             origin = "agent"
+        if number is None:
+            number = previous.number + 1 if previous is not None else 1
         version = Version(
-            number=self.released + len(self.versions),
+            number=number,
             seen_at=now or self.clock(),
             snapshot=snapshot,
             digest=key,
@@ -199,13 +232,48 @@ class Inspection:
             del self.versions[:gone]
             self.released += gone
         alarm = None
-        if result is not None and result.verdict in ("corruption", "undeclared_loss"):
-            alarm = Alarm(version, result)
+        if origin in OWN:
+            self.undone |= {a.version.number for a in self.alarms if a.before == key}
+        elif (
+            previous is not None
+            and result is not None
+            and result.verdict in ("corruption", "undeclared_loss")
+        ):
+            alarm = Alarm(version, result, previous.digest)
             self.alarms.append(alarm)
         invalidated = self.trial is not None
         self.trial = None
         self.step = 0
         return Observed(version, alarm, invalidated)
+
+    def open_journal(self, journal: Journal, recent: int, most_bytes: int | None = None) -> int:
+        """Take in the newest ``recent`` versions of the journal, audited and numbered as it
+        numbers them, with the alarms the user acknowledged there (before the file itself is
+        read: a version written while padtui was closed is then audited against the last one
+        journaled). Fewer when they hold more than ``most_bytes`` in all (each costs a parse,
+        a count and an audit), but never fewer than two (the last rewrite journaled, audited).
+        Returns how many were taken in. Versions lost to damage or that did not parse are
+        passed over."""
+        self.acknowledged |= journal.acknowledged()
+        wanted = [v for v in journal.versions() if v.parsed][-max(recent, 1) :]
+        if most_bytes is not None:
+            while len(wanted) > 2 and sum(v.size for v in wanted) > most_bytes:
+                del wanted[0]
+        taken = 0
+        for v in wanted:
+            previous = self.current.pad_file if self.versions else None
+            try:
+                pad_file = journal.pad_file(v.n, previous)
+            except PadError:
+                continue
+            try:
+                seen = datetime.fromisoformat(v.at.replace("Z", "+00:00"))
+            except ValueError:
+                seen = datetime.fromtimestamp(v.time_ns / 1e9, UTC)
+            origin = journal_origin(v.origin, first=v.n == 1)
+            if self.observe(snapshot_of(pad_file), now=seen, origin=origin, number=v.n):
+                taken += 1
+        return taken
 
     def unreadable(self, detail: str) -> None:
         """The file cannot be read right now; the last good version stays on screen."""

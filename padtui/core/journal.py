@@ -10,6 +10,7 @@ path, or wherever ``--journal PATH`` says. Three kinds of line::
      "size":812,"fmt":"json","set":{"budget_tokens":4000},
      "glue":[["L","[\\n  ",1],["L",",\\n  ",11],["L","\\n]\\n",1]],
      "base":6,"keep":[3,8],"mid":["<hash>"]}                            a version
+    {"t":"ack","n":7,"at":"...","ns":...}                              an alarm acknowledged
 
 A version is the exact text of the file cut at its entries: the text between entries (the
 *glue*, run-length coded, long pieces stored as blobs) and each entry's own source text,
@@ -20,6 +21,8 @@ at least every ``CHECKPOINT`` versions. So an unchanged entry costs nothing twic
 version that changes one entry costs one blob and one short line. Rebuilding a version joins
 glue and blobs and checks the SHA-256 of the whole file, so a version comes back byte for byte.
 A version that did not parse (a torn read kept on purpose) is stored whole, as one blob.
+An ``ack`` line says the user has seen the alarm of version ``n`` (a padtui that predates it
+passes it over as a line of a later padtui, not as damage).
 
 Each line ends with its own CRC-32 (``,"c":"<8 hex digits>"}``, of the line as it would be
 without it). A damaged line (a flipped byte, a line cut or crafted: bad JSON, a bad CRC, a
@@ -169,6 +172,7 @@ class Journal:
         self._checked = False  # a line with a CRC was read: every later one must have one
         self._damage: list[tuple[int, str]] = []  # (line number, what is wrong with it)
         self._lost: dict[int, str] = {}  # n -> why version n cannot come back
+        self._acks: set[int] = set()  # versions whose alarm the user acknowledged
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -182,11 +186,14 @@ class Journal:
         v = self._by_n.get(n)
         if v is not None:
             return v
+        raise self._missing(n)
+
+    def _missing(self, n: int) -> PadError:
         if n in self._lost:
-            raise self._lost_error(n, self._lost[n])
+            return self._lost_error(n, self._lost[n])
         last = max(self._by_n) if self._by_n else 0
         span = f"1..{last}" if last else "none yet"
-        raise PadError(self.path, f"no version {n} in the journal (versions: {span})")
+        return PadError(self.path, f"no version {n} in the journal (versions: {span})")
 
     def damage(self) -> list[tuple[int, str]]:
         """The damaged lines of the journal read so far: (line number, what is wrong)."""
@@ -198,6 +205,11 @@ class Journal:
         lines say; a version whose own line is beyond reading may not be named here."""
         self.refresh()
         return dict(self._lost)
+
+    def acknowledged(self) -> set[int]:
+        """The versions whose alarm the user acknowledged (``ack`` lines)."""
+        self.refresh()
+        return set(self._acks)
 
     def _lost_error(self, n: int, why: str) -> PadError:
         return PadError(
@@ -316,6 +328,8 @@ class Journal:
                 self._blobs.setdefault(h, _blob_bytes(rec))
             elif kind == "v":
                 self._add(self._decode(rec), line)
+            elif kind == "ack":
+                self._acks.add(_number(rec.get("n"), 1))
             elif kind == HEADER:
                 v = rec.get("v")
                 if type(v) is int and v != FORMAT_VERSION:
@@ -487,6 +501,22 @@ class Journal:
             if n not in self._by_n:  # (never so: the line was written as it is read)
                 raise PadError(self.path, f"version {n} was written but does not read back")
             return n
+
+    def acknowledge(self, n: int) -> None:
+        """Record (durably) that the user has seen the alarm of version ``n``; PadError for a
+        version that is not in the journal."""
+        with self._mutex, self._locked() as fd:
+            self._scan(fd, repair=True)
+            if n not in self._by_n:
+                raise self._missing(n)
+            if n in self._acks:
+                return
+            ns = time.time_ns()
+            at = datetime.fromtimestamp(ns / 1e9, UTC).isoformat(timespec="milliseconds")
+            rec = {"t": "ack", "n": n, "at": at.replace("+00:00", "Z"), "ns": ns}
+            _write_all(fd, _line(rec))
+            os.fsync(fd)
+            self._scan(fd, repair=False)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[int]:
@@ -777,6 +807,32 @@ class HistoryRow:
             else []
         )
         return out
+
+
+OWN_ORIGINS = ("compact", "externalize", "restore", "write")  # padtui's own writes
+
+
+def outstanding(rows: list[HistoryRow], acknowledged: set[int]) -> list[HistoryRow]:
+    """The corruptions the user has not dealt with.
+
+    A corruption is dealt with when the user acknowledged it, or undid it: a later version
+    written by padtui itself (a restore, most often) has the very bytes of the version the
+    corruption was audited against. A version padtui wrote is the user's own action: its
+    verdict is never outstanding (a restore of an older version drops what came after it)."""
+    sha = {r.version.n: r.version.sha256 for r in rows}
+    out = []
+    for i, r in enumerate(rows):
+        v = r.version
+        if r.verdict != "corruption" or v.origin in OWN_ORIGINS or v.n in acknowledged:
+            continue
+        before = sha.get(r.previous) if r.previous is not None else None
+        if any(
+            later.version.origin in OWN_ORIGINS and later.version.sha256 == before
+            for later in rows[i + 1 :]
+        ):
+            continue
+        out.append(r)
+    return out
 
 
 def history(

@@ -24,7 +24,7 @@ from padtui.core import letta, store
 from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import PadError
 from padtui.core.formats import READ_ONLY_FORMATS, PadFile, format_for_name
-from padtui.core.inspection import Inspection, Observed
+from padtui.core.inspection import OWN, Alarm, Inspection, Observed, digest, journal_origin
 from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
@@ -61,6 +61,11 @@ RULES_AT_ONCE = 2000
 # after padtui itself fails on a pad's content, the pad is read again this often (seconds)
 # until it reads: the view shows the failure meanwhile, and recovers once the pad is mended
 RETRY_AFTER_FAILURE = 1.0
+# the newest journaled versions the inspector takes in when it opens a pad (its history then
+# starts there), fewer when they hold more than RECENT_BYTES (about 40 ms a 100 KB version):
+# the version on disk is audited against the last of them
+RECENT_VERSIONS = 16
+RECENT_BYTES = 500_000
 
 PAD_ACTIONS = frozenset(
     {
@@ -258,14 +263,40 @@ class PadApp(App[int]):
 
     async def _first_reading(self) -> None:
         try:
+            problem = await asyncio.to_thread(self.open_journal, self.inspection, RECENT_VERSIONS)
+            if problem is not None:
+                self.notify(f"journal not read: {problem}", severity="warning")
             reading = await read_settled(self.inspection.path, fmt=self.pad_format)
         except Exception as exc:  # (see failure)
             reading = Reading("unreadable", detail=failure(self.inspection.path, exc))
         self.take(reading)
+        self._announce_outstanding()
         self.ready.set()
         self.query_one("#rewritable", EntryPane).focus()
         if self.watching:
             self.watch_pad()
+
+    def open_journal(
+        self, insp: Inspection, recent: int, most_bytes: int | None = RECENT_BYTES
+    ) -> str | None:
+        """(a worker thread) Take in the newest journaled versions of the pad and the alarms
+        acknowledged there; returns why the journal could not be read, if it could not."""
+        if not self.use_journal:
+            return None
+        try:
+            journal = store.journal_of(insp.path, self._journal_arg())
+            if journal is not None and os.path.exists(journal.path):
+                journal.check_owner()  # (--journal naming another pad's: not taken in)
+                insp.open_journal(journal, recent, most_bytes)
+        except (OSError, PadError) as exc:
+            return str(exc)
+        return None
+
+    def _announce_outstanding(self) -> None:
+        """The alarms found on opening (written while padtui was closed), announced once."""
+        alarms = self.inspection.outstanding
+        if alarms:
+            self._announce_alarm(alarms[-1], len(alarms))
 
     def _say_reading(self) -> None:
         """Say "reading PAD" on screen before the first reading is taken in: a pad of a
@@ -336,10 +367,12 @@ class PadApp(App[int]):
                 self.refresh_view()
                 return
         elif reading.snapshot is not None:
-            observed = insp.observe(reading.snapshot)
+            number, origin = None, None
+            if not insp.versions or insp.current.digest != digest(reading.snapshot.data):
+                number, origin = self._journal(reading)
+            observed = insp.observe(reading.snapshot, origin=origin, number=number)
             if observed is not None:
                 self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)
-                self._journal(reading)
                 self._announce(observed)
                 self.call_after_refresh(self._settle_memory)
         self.refresh_view()
@@ -356,13 +389,20 @@ class PadApp(App[int]):
     def on_unmount(self) -> None:
         gc.unfreeze()  # the app is done with them: collectable again (tests run many apps)
 
-    def _journal(self, reading: Reading) -> None:
+    def _journal(self, reading: Reading) -> tuple[int | None, str | None]:
+        """Journal a new version first: its number, and who made it if padtui did (a restore
+        or a commit, from here or from the command line)."""
         if not self.use_journal or reading.snapshot is None:
-            return
+            return None, None
         try:
-            store.record(reading.snapshot, self._journal_arg())
+            journal = store.journal_of(reading.snapshot.path, self._journal_arg())
+            n = store.record(reading.snapshot, journal or False)
+            made_by = journal.version(n).origin if journal is not None and n is not None else ""
         except (OSError, PadError) as exc:
             self.notify(f"journal not written: {exc}", severity="warning")
+            return None, None
+        origin = journal_origin(made_by)
+        return n, origin if origin in OWN else None
 
     def _announce(self, observed: Observed) -> None:
         if observed.trial_invalidated:
@@ -371,9 +411,11 @@ class PadApp(App[int]):
                 "closed. Press t to trial again.",
                 title="trial closed",
             )
-        alarm = observed.alarm
-        if alarm is None:
-            return
+        if observed.alarm is not None:
+            self._announce_alarm(observed.alarm)
+
+    def _announce_alarm(self, alarm: Alarm, outstanding: int = 1) -> None:
+        more = f" ({outstanding} alarms not acknowledged)" if outstanding > 1 else ""
         codes = (
             ", ".join(sorted({f.code for f in alarm.audit.findings if f.severity == "critical"}))
             or "UNDECLARED_LOSS"
@@ -381,7 +423,7 @@ class PadApp(App[int]):
         if alarm.critical:
             self.bell()
             self.notify(
-                f"version {alarm.version.number}: {codes}. Press a for the findings.",
+                f"version {alarm.version.number}: {codes}{more}. Press a for the findings.",
                 title="CORRUPTION",
                 severity="error",
                 timeout=30,
@@ -389,7 +431,7 @@ class PadApp(App[int]):
         else:
             self.notify(
                 f"version {alarm.version.number}: rewritable content lost without a "
-                "declaration. Press a for the findings.",
+                f"declaration{more}. Press a for the findings.",
                 title="undeclared loss",
                 severity="warning",
                 timeout=10,
@@ -424,7 +466,7 @@ class PadApp(App[int]):
         elif insp.status == "live" and not self.watch_armed.is_set():
             label, style = state["waiting"]  # not live until a write would be seen
         parts = [(Text("padtui ", style="bold"), 0), (Text(label, style=style), 0)]
-        alarms = len(insp.alarms)
+        alarms = len(insp.outstanding)
         if alarms:
             parts.append((Text(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", "bold red"), 0))
         if self.read_only is not None:
@@ -891,7 +933,27 @@ class PadApp(App[int]):
             self.push_screen(HistoryScreen(self.inspection.versions))
 
     def action_alarms(self) -> None:
-        self.push_screen(AlarmsScreen(self.inspection.alarms))
+        self.push_screen(
+            AlarmsScreen(self.inspection.alarms, self.inspection.outstanding), self._acknowledge
+        )
+
+    def _acknowledge(self, numbers: set[int] | None) -> None:
+        """The alarms the user acknowledged on the alarms screen: recorded in the journal
+        (so that ``padtui history`` and the next session know), then off the top bar."""
+        if not numbers:
+            return
+        insp = self.inspection
+        try:
+            journal = store.journal_of(insp.path, self._journal_arg())
+            if journal is not None:
+                for n in sorted(numbers):
+                    journal.acknowledge(n)
+        except (OSError, PadError) as exc:
+            self.notify(f"acknowledged here only; journal not written: {exc}", severity="warning")
+        insp.acknowledge(numbers)
+        listed = ", ".join(f"v{n}" for n in sorted(numbers))
+        self.notify(f"acknowledged: {listed}", title="alarms")
+        self.refresh_view()
 
     def action_concept(self) -> None:
         self.push_screen(ConceptScreen(self.inspection))

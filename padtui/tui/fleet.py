@@ -53,7 +53,7 @@ from textual.widgets import Footer, Static
 from padtui.core import store
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PAD_NAMES, format_for_name
-from padtui.core.inspection import Alarm, Inspection, Observed
+from padtui.core.inspection import OWN, Alarm, Inspection, Observed, digest
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled_pausing_here, watch_fault
 from padtui.tui.app import FAILED, PAD_ACTIONS, VERDICT_STYLES, PadApp, failure
@@ -61,6 +61,9 @@ from padtui.tui.screens import FLEET_HELP, HelpScreen
 from padtui.tui.widgets import gauge_text
 
 KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps them all)
+# the newest journaled versions of each pad taken in when the fleet first reads it (enough to
+# audit the version on disk against the last one journaled, and the rewrite into that one)
+FLEET_RECENT = 2
 GAUGE_WIDTH = 12
 STEP_MS = 20  # the folder watch: a batch once no event came for this long ...
 DEBOUNCE_MS = 200  # ... or this long after its first event, whichever comes first
@@ -129,11 +132,14 @@ class FleetPad:
     worst: str = "initial"  # the worst verdict of any rewrite seen
     looked_at: int = 0  # versions already counted into ``worst``
     journal_error: str | None = None
+    opened: bool = False  # its journal was taken in (the first time it was read)
 
     def update_worst(self) -> str:
         insp = self.inspection
         fresh = insp.released + len(insp.versions) - self.looked_at
         for v in insp.versions[-fresh:] if fresh > 0 else ():
+            if v.origin in OWN:  # (a restore of an older version is the user's own doing)
+                continue
             if SEVERITY.get(v.verdict, 0) > SEVERITY.get(self.worst, 0):
                 self.worst = v.verdict
         self.looked_at = insp.released + len(insp.versions)
@@ -159,7 +165,7 @@ class FleetPad:
             verdict = Text(" halt ", style="bold white on red")
         else:
             verdict = Text(f" {worst} ", style=VERDICT_STYLES.get(worst, ""))
-        alarms = len(insp.alarms)
+        alarms = len(insp.outstanding)
         count = Text(str(alarms), style="bold white on red" if alarms else "dim")
         return [name, gauge, tokens, changed, verdict, count, self.state()]
 
@@ -677,19 +683,37 @@ class FleetApp(PadApp):
         elif reading.state == "unreadable":
             insp.unreadable(reading.detail)
         elif reading.snapshot is not None:
+            if not pad.opened:
+                pad.opened = True
+                pad.journal_error = self.open_journal(insp, min(FLEET_RECENT, self.keep_versions))
+            number, origin = None, None
+            if self.use_journal and (
+                not insp.versions or insp.current.digest != digest(reading.snapshot.data)
+            ):
+                number, origin = self._journal_quietly(pad, reading)
             try:
-                observed = insp.observe(reading.snapshot)
+                return insp.observe(reading.snapshot, origin=origin, number=number)
             except EncodingUnavailable as exc:  # the file names an encoding not here
                 insp.unreadable(str(exc))
                 return None
-            if observed is not None and self.use_journal:
-                try:
-                    store.record(reading.snapshot, True)
-                    pad.journal_error = None
-                except (OSError, PadError) as exc:
-                    pad.journal_error = str(exc)
-            return observed
         return None
+
+    def _journal_quietly(self, pad: FleetPad, reading: Reading) -> tuple[int | None, str | None]:
+        """(a worker thread) Journal a new version first: its number, and who made it if
+        padtui did; a failure is the pad's row's."""
+        assert reading.snapshot is not None
+        try:
+            journal = store.journal_of(reading.snapshot.path, True)
+            assert journal is not None
+            n = journal.append(
+                reading.snapshot.data, reading.snapshot.format, "seen", reading.snapshot.file
+            )
+            made_by = journal.version(n).origin
+        except (OSError, PadError) as exc:
+            pad.journal_error = str(exc)
+            return None, None
+        pad.journal_error = None
+        return n, made_by if made_by in OWN else None
 
     def _show(self, results: Sequence[tuple[FleetPad, Reading, Observed | None]]) -> None:
         """(screen thread) Rows for what a batch found; alarms announced."""
@@ -727,7 +751,7 @@ class FleetApp(PadApp):
     def _draw_fleet_bars(self) -> None:
         screen = self.fleet_screen
         pads = list(self.pads.values())
-        alarms = sum(len(p.inspection.alarms) for p in pads)
+        alarms = sum(len(p.inspection.outstanding) for p in pads)
         corrupt = sum(1 for p in pads if p.worst == "corruption")
         top = Text("padtui fleet ", style="bold")
         top.append(f"{len(pads)} pads", style="bold cyan")

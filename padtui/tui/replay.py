@@ -63,7 +63,9 @@ class ReplayApp(PadApp):
                 seen = datetime.fromisoformat(v.at.replace("Z", "+00:00"))
             except ValueError:  # (a journal written by hand: its nanoseconds say the same)
                 seen = datetime.fromtimestamp(v.time_ns / 1e9, UTC)
-            self.inspection.observe(store.snapshot_of(pad_file), now=seen, origin=v.origin)
+            self.inspection.observe(
+                store.snapshot_of(pad_file), now=seen, origin=v.origin, number=v.n
+            )
         self.recorded = list(self.inspection.versions)
         self.cursor = len(self.recorded) - 1
         self.inspection.status = "replay"
@@ -81,7 +83,10 @@ class ReplayApp(PadApp):
         self.inspection.end_trial()
         self.refresh_view()
         v = self.recorded[self.cursor]
-        line = Text(f" replay {self.cursor + 1}/{len(self.recorded)} ", style="bold black on cyan")
+        line = Text(
+            f" replay v{v.number} ({self.cursor + 1} of {len(self.recorded)}) ",
+            style="bold black on cyan",
+        )
         line.append(
             f"  {v.seen_at:%Y-%m-%d %H:%M:%S} · {clean(v.origin)} · {v.verdict}"
             "  · , older · . newer · t trial · h history (read-only: nothing is written)"

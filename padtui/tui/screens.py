@@ -321,12 +321,20 @@ class BudgetScreen(ModalScreen[int | None]):
         self.dismiss(None)
 
 
-class AlarmsScreen(ModalScreen[None]):
-    """Every corruption and undeclared loss seen, with findings and before/after text."""
+class AlarmsScreen(ModalScreen[set[int] | None]):
+    """Every corruption and undeclared loss seen, with findings and before/after text;
+    dismissed with the versions whose alarm the user acknowledged (``k``), if any."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,a", "close", "Close", id="alarms.close", tooltip="Back to the pad"),
         Binding("w", "why", "Why?", id="alarms.why", tooltip="What the latest alarm means"),
+        Binding(
+            "k",
+            "acknowledge",
+            "Acknowledge",
+            id="alarms.acknowledge",
+            tooltip="I have seen these alarms: recorded in the journal, off the top bar",
+        ),
     ]
 
     def action_why(self) -> None:
@@ -339,30 +347,43 @@ class AlarmsScreen(ModalScreen[None]):
         code = next((f.code for f in latest if f.severity == "critical"), None)
         self.app.push_screen(ConceptScreen(inspection, section_for(code)))
 
-    def __init__(self, alarms: Sequence[Alarm]) -> None:
+    def __init__(self, alarms: Sequence[Alarm], outstanding: Sequence[Alarm] | None = None) -> None:
         super().__init__()
         self.alarms = alarms
+        self.outstanding = list(alarms if outstanding is None else outstanding)
 
     def compose(self) -> ComposeResult:
         body = Text()
         if not self.alarms:
             body.append("No alarms: every rewrite seen so far was growth or a declared compaction.")
+        waiting = {a.version.number for a in self.outstanding}
         for alarm in reversed(self.alarms):
             v = alarm.version
             style = "bold red" if alarm.critical else "bold yellow"
+            done = "" if v.number in waiting else " (dealt with: acknowledged or restored)"
+            if done:
+                style = "dim"
             body.append(
-                f"version {v.number} at {v.seen_at:%H:%M:%S}: {alarm.audit.verdict}\n", style=style
+                f"version {v.number} at {v.seen_at:%H:%M:%S}: {alarm.audit.verdict}{done}\n",
+                style=style,
             )
             for f in alarm.audit.findings:
                 body.append_text(_finding_text(f))
                 body.append("\n")
             body.append("\n")
+        ack = f" · k: acknowledge {len(waiting)}" if waiting else ""
         with Vertical(id="dialog", classes="wide"):
             yield Static(
-                Text(f"Alarms ({len(self.alarms)}) · w: why this matters · esc: back", style="bold")
+                Text(
+                    f"Alarms ({len(self.alarms)}) · w: why this matters{ack} · esc: back",
+                    style="bold",
+                )
             )
             with VerticalScroll():
                 yield Static(body)
+
+    def action_acknowledge(self) -> None:
+        self.dismiss({a.version.number for a in self.outstanding} or None)
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -424,6 +445,12 @@ class HistoryScreen(Screen[None]):
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._detail(self.versions[len(self.versions) - 1 - event.option_index])
 
+    def _before(self, v: Version) -> Version | None:
+        """The version ``v`` was audited against: the one before it in the list (version
+        numbers are the journal's, not places in the list)."""
+        at = next((i for i, w in enumerate(self.versions) if w is v), 0)
+        return self.versions[at - 1] if at > 0 else None
+
     def _detail(self, v: Version) -> None:
         text = Text(
             f"version {v.number}, seen {v.seen_at:%Y-%m-%d %H:%M:%S}, from {one_line(v.origin, 40)}"
@@ -439,7 +466,8 @@ class HistoryScreen(Screen[None]):
         self.query_one("#detail", Static).update(text)
 
     def _diff(self, v: Version) -> Text:
-        before = self.versions[v.number - 1].pad_file.pad if v.number else None
+        previous = self._before(v)
+        before = previous.pad_file.pad if previous is not None else None
         after = v.pad_file.pad
         text = Text("entries\n", style="bold")
         if before is None or v.audit is None:
@@ -497,8 +525,8 @@ explains the way out: x externalizes, b trials at a budget that goes through)
   [ / ]    budget down / up 10 %
   b        type a budget
   s        switch policy strict / seed
-  h        history of versions, verdicts and diffs
-  a        alarms
+  h        history of versions (numbered as the journal and `padtui history` number them)
+  a        alarms (k there acknowledges them, in the journal: history then exits 0)
   i        why: the concept, with this pad as the example (w in a refusal or alarms)
   tab      switch pane
   ctrl+p   command palette

@@ -110,6 +110,6 @@ def test_an_inspection_may_keep_only_its_newest_versions(tmp_path: Path) -> None
         entries = [*entries, {"kind": "note", "id": f"n{n}", "text": f"step {n}"}]
         write(path, entries)
         insp.observe(snapshot_of(parse(str(path), path.read_bytes())))
-    assert [v.number for v in insp.versions] == [4, 5, 6]  # numbered as seen, all the same
+    assert [v.number for v in insp.versions] == [5, 6, 7]  # numbered as seen (from 1), all the same
     assert insp.released == 4
     assert insp.current.verdict == "growth"

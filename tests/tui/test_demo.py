@@ -110,19 +110,23 @@ async def test_replay_steps_through_the_journal_read_only(tmp_path):
         for n in (1, 2, 3):
             await pilot.press("full_stop")
             await until(pilot, lambda n=n: len(app.inspection.versions) > n, f"version {n}")
+        live = [v.number for v in app.inspection.versions]
     journal = store.journal_of(app.inspection.path, str(tmp_path / "journal.jsonl"))
     assert journal is not None and len(journal.versions()) >= 4
     pad_before = (tmp_path / "pad.json").read_bytes()
     replay = ReplayApp(journal)
     async with replay.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: replay.recorded, "the journal's versions")
+        # one numbering: the live inspector's, the replay's and the journal's agree
+        assert [v.number for v in replay.recorded] == [v.n for v in journal.versions()] == live
         last = len(replay.recorded) - 1
         assert replay.cursor == last
         assert replay.inspection.current.verdict == "corruption"
         await pilot.press("comma")
         assert replay.cursor == last - 1
         assert replay.inspection.current.verdict == "growth"
-        assert f"replay {last}/{last + 1}" in narration(replay)
+        shown = replay.recorded[last - 1].number  # the journal's own number for it
+        assert f"replay v{shown} ({last} of {last + 1})" in narration(replay)
         await pilot.press("full_stop")
         assert replay.cursor == last
         await pilot.press("t", "c")

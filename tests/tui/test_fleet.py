@@ -265,7 +265,7 @@ async def test_a_pad_closed_again_is_followed_by_the_fleet(tmp_path: Path) -> No
         doc["entries"].append({"kind": "note", "id": "n-late", "text": "Written after."})
         write_atomic(pad, json.dumps(doc, indent=2))
         insp = f.app.pads[HEALTHY].inspection
-        await f.until(lambda: insp.current.number == 1, "the version after closing")
+        await f.until(lambda: insp.current.number == 2, "the version after closing")
         await f.until(lambda: f.row(HEALTHY)["worst"].strip() == "growth", "the row")
 
 

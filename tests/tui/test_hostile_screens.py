@@ -225,7 +225,7 @@ async def test_x_seals_the_entry_selected_when_its_id_repeats(tmp_path: Path) ->
             await h.pilot.press("down")
         await h.pilot.press("x")
         await h.settle()
-        await h.until(lambda: h.app.inspection.current.number == 1, "the externalize")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the externalize")
     doc = json.loads(pad.read_text(encoding="utf-8"))
     assert [e.get("sealed", False) for e in doc["entries"]] == [True, False, True]
 
@@ -245,6 +245,6 @@ async def test_the_refusal_externalizes_the_entry_whose_id_repeats(tmp_path: Pat
         assert "x seals #1" in h.dialog_text()  # the one of the two ids it means
         await h.pilot.press("x")
         await h.settle()
-        await h.until(lambda: h.app.inspection.current.number == 1, "the externalize")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the externalize")
     doc = json.loads(pad.read_text(encoding="utf-8"))
     assert [e.get("sealed", False) for e in doc["entries"]] == [True, True, False]

@@ -67,9 +67,9 @@ async def test_main_screen_shows_both_regions_gauge_and_hazards(tmp_path: Path) 
     pad = copy_sample(tmp_path, RETRY)
     async with inspector(pad, watch=False) as h:
         insp = h.app.inspection
-        assert insp.current.number == 0 and insp.current.origin == "initial"
+        assert insp.current.number == 1 and insp.current.origin == "initial"
         assert pad.name in h.topbar and str(pad.parent) in h.topbar
-        assert "policy strict" in h.topbar and "budget 4000" in h.topbar and "v0" in h.topbar
+        assert "policy strict" in h.topbar and "budget 4000" in h.topbar and "v1" in h.topbar
         assert h.labels("sealed") == ["c-billing", "nf-bulk", "loss-20261113T221502Z"]
         assert h.labels("rewritable")[:2] == ["p-01", "p-02"]
         assert "c-retry" in h.labels("rewritable")
@@ -182,7 +182,7 @@ async def test_c_shows_the_diff_and_y_writes_it(tmp_path: Path) -> None:
         assert "+ sealed loss_record loss-20261114T033000Z" in dialog
         await h.pilot.press("y")
         await h.settle()
-        await h.until(lambda: h.app.inspection.current.number == 1, "the commit on screen")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the commit on screen")
         assert not screen_is(h, CommitScreen)
 
         on_disk = entries(pad)
@@ -201,13 +201,13 @@ async def test_c_shows_the_diff_and_y_writes_it(tmp_path: Path) -> None:
         assert insp.alarms == [] and insp.trial is None
         assert h.noted("committed: dropped 3")
         assert not h.noted("trial closed")  # reading its own write back is no surprise
-        assert "v1" in h.topbar and "(v1, padtui)" in h.status
+        assert "v2" in h.topbar and "(v2, padtui)" in h.status
 
         # the watcher did not count the commit as a second, agent-made version
         after = entries(pad)
         after[2] = {**after[2], "text": "Find why product pages show stale prices."}
         write_atomic(pad, "\n".join(json.dumps(e) for e in after) + "\n")
-        await h.until(lambda: insp.current.number == 2, "the agent's next write")
+        await h.until(lambda: insp.current.number == 3, "the agent's next write")
         assert [v.origin for v in insp.versions] == ["initial", "padtui", "agent"]
 
 
@@ -249,7 +249,7 @@ async def test_refused_commit_explains_the_code_and_x_externalizes(tmp_path: Pat
         assert "Externalize c-retry (x)" in buttons
         await h.pilot.press("x")
         await h.settle()
-        await h.until(lambda: h.app.inspection.current.number == 1, "the externalize on screen")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the externalize on screen")
         assert not screen_is(h, RefusalScreen)
 
         on_disk = entries(pad)
@@ -318,7 +318,7 @@ async def test_a_confirmation_overtaken_by_an_agent_write_writes_nothing(tmp_pat
         assert screen_is(h, CommitScreen)
         agent = pad.read_text("utf-8").replace("last week", "two weeks ago")
         write_atomic(pad, agent)
-        await h.until(lambda: h.app.inspection.current.number == 1, "the agent's write")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the agent's write")
         await h.pilot.press("y")
         await h.settle()
         assert h.noted("The pad changed while the dialog was open")
@@ -469,16 +469,16 @@ async def test_h_shows_history_with_sparklines_and_findings(tmp_path: Path) -> N
         assert caution is not None and caution[0] > caution[1]  # caution falling
         versions = screen.query_one("#versions", OptionList)
         rows = [str(versions.get_option_at_index(i).prompt) for i in range(2)]
-        assert rows[0].startswith("#1") and "corruption" in rows[0] and "agent" in rows[0]
-        assert rows[1].startswith("#0") and "initial" in rows[1]
+        assert rows[0].startswith("#2") and "corruption" in rows[0] and "agent" in rows[0]
+        assert rows[1].startswith("#1") and "initial" in rows[1]
         assert "03:30:00" in rows[0]  # seen at, by the inspector's clock
         detail = h.dialog_text()
-        assert "version 1" in detail and "corruption" in detail
+        assert "version 2" in detail and "corruption" in detail
         assert "CONSTRAINT_WEAKENED" in detail and "c-retry" in detail
         assert "- constraint c-retry: Do not retry writes after a 5xx" in detail
         await h.pilot.press("down")  # select the first version: no findings
         detail = h.dialog_text()
-        assert "version 0" in detail and "CONSTRAINT_WEAKENED" not in detail
+        assert "version 1" in detail and "CONSTRAINT_WEAKENED" not in detail
         await h.pilot.press("escape")
         assert not screen_is(h, HistoryScreen)
 
@@ -493,7 +493,7 @@ async def test_a_lists_alarms(tmp_path: Path) -> None:
         await corrupt_retry_pad(h, pad)
         await h.pilot.press("a")
         text = h.dialog_text()
-        assert "Alarms (1)" in text and "version 1 at 03:30:00: corruption" in text
+        assert "Alarms (1)" in text and "version 2 at 03:30:00: corruption" in text
         assert "CRITICAL CONSTRAINT_WEAKENED" in text
         assert "before: Do not retry writes after a 5xx" in text
         await h.pilot.press("a")
@@ -552,10 +552,10 @@ async def test_an_atomic_rename_save_appears_as_a_new_version(tmp_path: Path) ->
         for n in (1, 2, 3):  # a watch on the file itself would fall silent after the first
             new = [*entries(pad), {"kind": "note", "id": f"n-new-{n}", "text": f"note {n}"}]
             write_atomic(pad, with_entries(pad, new))
-            await h.until(lambda n=n: h.app.inspection.current.number == n, f"version {n}")
+            await h.until(lambda n=n: h.app.inspection.current.number == n + 1, f"version {n + 1}")
             assert h.app.inspection.current.verdict == "growth"
             assert h.app.inspection.current.origin == "agent"
-            assert f"v{n}" in h.topbar
+            assert f"v{n + 1}" in h.topbar
             assert f"n-new-{n}" in h.labels("rewritable")
         assert h.app.inspection.alarms == []
 
@@ -566,10 +566,10 @@ async def test_an_in_place_save_appears_as_a_new_version(tmp_path: Path) -> None
         for n in (1, 2):
             new = [*entries(pad), {"kind": "note", "id": f"n-new-{n}", "text": f"note {n}"}]
             write_in_place(pad, with_entries(pad, new))
-            await h.until(lambda n=n: h.app.inspection.current.number == n, f"version {n}")
+            await h.until(lambda n=n: h.app.inspection.current.number == n + 1, f"version {n + 1}")
             assert f"n-new-{n}" in h.labels("rewritable")
         # an in-place save may be caught half-written: that is never a version
-        assert [v.number for v in h.app.inspection.versions] == [0, 1, 2]
+        assert [v.number for v in h.app.inspection.versions] == [1, 2, 3]
         assert h.app.inspection.alarms == []
 
 
@@ -580,7 +580,7 @@ async def test_dropping_a_sealed_constraint_raises_an_alarm(tmp_path: Path) -> N
         write_atomic(pad, with_entries(pad, kept))
         await h.until(lambda: h.app.inspection.alarms, "the alarm")
         alarm = h.app.inspection.alarms[0]
-        assert alarm.critical and alarm.version.number == 1
+        assert alarm.critical and alarm.version.number == 2
         assert "SEALED_REMOVED" in alarm.audit.codes
         errors = [n for n in h.notes if n.severity == "error"]
         assert errors and errors[0].title == "CORRUPTION"
@@ -603,7 +603,7 @@ async def test_a_torn_write_keeps_the_last_good_version(tmp_path: Path) -> None:
         # the agent finishes its save
         new = [*entries(SAMPLES / HEALTHY), {"kind": "note", "text": "done"}]
         write_in_place(pad, with_entries(SAMPLES / HEALTHY, new))
-        await h.until(lambda: h.app.inspection.current.number == 1, "the finished save")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the finished save")
         assert h.app.inspection.status == "live" and "● live" in h.topbar
         assert h.app.inspection.alarms == []
         assert "last good version" not in h.status
@@ -625,7 +625,7 @@ async def test_a_deleted_pad_shows_as_deleted_until_it_comes_back(tmp_path: Path
         await h.until(lambda: h.app.inspection.status == "deleted", "the second deletion")
         changed = [*entries(SAMPLES / HEALTHY), {"kind": "note", "text": "after a restart"}]
         write_atomic(pad, with_entries(SAMPLES / HEALTHY, changed))
-        await h.until(lambda: h.app.inspection.current.number == 1, "the new version")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the new version")
         assert h.app.inspection.status == "live"
 
 
@@ -635,7 +635,7 @@ async def test_a_write_closes_an_open_trial_with_a_notice(tmp_path: Path) -> Non
         await h.pilot.press("t")
         assert h.app.inspection.trial is not None
         write_atomic(pad, pad.read_text("utf-8").replace("last week", "two weeks ago"))
-        await h.until(lambda: h.app.inspection.current.number == 1, "the agent's write")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the agent's write")
         assert h.app.inspection.trial is None
         await h.until(lambda: h.noted("trial closed"), "the notice")  # (posted after the view)
         assert "press t to trial" in h.status

@@ -111,6 +111,6 @@ async def test_notices_that_echo_pad_text_show_it_literally(tmp_path: Path) -> N
         assert "c[/]unsealed" in h.status
         await h.pilot.press("x")
         await h.settle()
-        await h.until(lambda: h.app.inspection.current.number == 1, "the externalize")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the externalize")
         assert h.noted("externalized c[/]unsealed")
         assert "c[/]unsealed" in h.labels("sealed")

@@ -1,0 +1,143 @@
+"""The inspector and the fleet open with the journal: a corruption written while padtui was
+closed is flagged in the first frame, versions are numbered as the journal numbers them, and
+alarms can be acknowledged (the acknowledgement is journaled, and ``history`` knows it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList, Static
+
+from padtui.cli import main
+from padtui.core import store
+from padtui.tui.screens import AlarmsScreen, HistoryScreen
+from tests.tui.conftest import SAMPLES, copy_sample, inspector, write_atomic
+from tests.tui.test_fleet import fleet
+
+BEFORE = "transitions/retry-5xx-before.json"
+CONDENSED = SAMPLES / "transitions" / "retry-5xx-after-condense.json"
+
+
+def history_code(pad: Path, *more: str) -> int:
+    return main(["history", str(pad), "--json", *more])
+
+
+def journal_of(pad: Path) -> store.Journal:
+    journal = store.journal_of(str(pad), True)
+    assert journal is not None
+    return journal
+
+
+def corrupted_while_closed(tmp_path: Path, journaled: bool) -> Path:
+    """A pad journaled once (as padtui saw it), then corrupted while padtui was closed; with
+    ``journaled``, something (``padtui history``, a hook) journaled the corruption too."""
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    store.read(str(pad), journal=True)
+    write_atomic(pad, CONDENSED.read_bytes())
+    if journaled:
+        store.read(str(pad), journal=True)
+    return pad
+
+
+@pytest.mark.parametrize("journaled", [False, True], ids=["on-disk-only", "journaled"])
+async def test_the_inspector_flags_a_corruption_written_while_it_was_closed(
+    tmp_path: Path, journaled: bool
+) -> None:
+    pad = corrupted_while_closed(tmp_path, journaled)
+    async with inspector(pad) as h:  # (the first reading settled; nothing written since)
+        insp = h.app.inspection
+        assert insp.current.number == 2 and insp.current.verdict == "corruption"
+        assert [a.version.number for a in insp.outstanding] == [2]
+        assert "⚠ 1 alarm" in h.topbar and "v2" in h.topbar
+        assert h.noted("version 2: CONSTRAINT_WEAKENED")
+        await h.pilot.press("h")  # the history lists the journal's versions, as it numbers them
+        assert isinstance(h.app.screen, HistoryScreen)
+        assert [v.number for v in h.app.screen.versions] == [1, 2]
+    assert [v.n for v in journal_of(pad).versions()] == [1, 2]
+
+
+@pytest.mark.parametrize("journaled", [False, True], ids=["on-disk-only", "journaled"])
+async def test_the_fleet_flags_a_corruption_written_while_it_was_closed(
+    tmp_path: Path, journaled: bool
+) -> None:
+    pad = corrupted_while_closed(tmp_path, journaled)
+    async with fleet(pad.parent) as f:  # (its first look at the folder on screen)
+        row = f.row("pad.json")
+        assert row["alarms"] == "1" and row["worst"].strip() == "corruption"
+        assert f.app.pads["pad.json"].inspection.current.number == 2
+
+
+async def test_numbers_agree_between_inspector_history_and_restore(tmp_path: Path) -> None:
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    grown = [*json.loads(pad.read_text("utf-8")), {"kind": "note", "id": "n-new", "text": "A."}]
+    async with inspector(pad) as h:
+        write_atomic(pad, json.dumps(grown, indent=2))
+        await h.until(lambda: h.app.inspection.current.verdict == "growth", "the growth")
+        shown = h.app.inspection.current.number
+        assert f"v{shown}" in h.topbar
+        write_atomic(pad, CONDENSED.read_bytes())
+        await h.until(lambda: h.app.inspection.alarms, "the corruption")
+        toast = h.noted("CORRUPTION")[0].message
+        assert toast.startswith(f"version {shown + 1}:")
+        seen = {v.number: v.snapshot.data for v in h.app.inspection.versions}
+    journal = journal_of(pad)
+    assert {v.n: journal.data(v.n) for v in journal.versions()} == seen
+    assert history_code(pad) == 1  # the corruption is outstanding
+    assert main(["history", str(pad), "--restore", str(shown)]) == 0
+    assert pad.read_bytes() == seen[shown]
+    assert history_code(pad) == 0  # the restore of the version before undid it
+    async with inspector(pad) as h:  # a new session goes on with the journal's numbers
+        insp = h.app.inspection
+        assert insp.current.number == shown + 2 and insp.current.origin == "restore"
+        assert insp.outstanding == [] and "⚠" not in h.topbar
+        assert [v.number for v in insp.versions] == [1, shown, shown + 1, shown + 2]
+
+
+async def test_k_acknowledges_the_alarms_in_the_journal(tmp_path: Path) -> None:
+    pad = corrupted_while_closed(tmp_path, journaled=False)
+    assert history_code(pad) == 1
+    async with inspector(pad) as h:
+        await h.pilot.press("a")
+        assert isinstance(h.app.screen, AlarmsScreen)
+        assert "k: acknowledge 1" in h.dialog_text()
+        await h.pilot.press("k")
+        await h.until(lambda: not h.app.inspection.outstanding, "the acknowledgement")
+        assert not isinstance(h.app.screen, AlarmsScreen)
+        assert "⚠" not in h.topbar
+        assert journal_of(pad).acknowledged() == {2}
+        assert len(h.app.inspection.alarms) == 1  # still listed, as acknowledged
+        await h.pilot.press("a")
+        assert "version 2" in h.dialog_text() and "acknowledged" in h.dialog_text()
+    assert history_code(pad) == 0
+    async with inspector(pad) as h:  # the next session knows it
+        assert h.app.inspection.outstanding == [] and "⚠" not in h.topbar
+
+
+async def test_the_history_of_a_fleet_pad_past_the_versions_kept_opens(tmp_path: Path) -> None:
+    """Regression: the history screen took version numbers for places in its list, and a pad
+    followed by the fleet keeps only its newest versions (IndexError, the app gone)."""
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    async with fleet(pad.parent, keep_versions=3) as f:
+        insp = f.app.pads["pad.json"].inspection
+        doc = json.loads(pad.read_text("utf-8"))
+        for n in range(5):
+            doc.append({"kind": "note", "id": f"n-{n}", "text": f"Note {n}."})
+            write_atomic(pad, json.dumps(doc, indent=2))
+            await f.until(lambda n=n: insp.current.number == n + 2, f"version {n + 2}")
+        assert insp.released > 0
+        await f.select("pad.json")
+        await f.pilot.press("enter", "h")
+        await f.until(lambda: isinstance(f.app.screen, HistoryScreen), "the history")
+        screen = f.app.screen
+        assert [v.number for v in screen.versions] == [4, 5, 6]
+
+        def detail() -> str:
+            return str(screen.query_one("#detail", Static).content)
+
+        assert "version 6" in detail() and "+ note n-4" in detail()
+        screen.query_one("#versions", OptionList).highlighted = 1  # version 5, against 4
+        await f.until(lambda: "version 5" in detail(), "version 5's detail")
+        assert "+ note n-3" in detail() and "n-4" not in detail()
+        assert f.app.is_running
