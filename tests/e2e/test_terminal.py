@@ -116,20 +116,20 @@ def test_rewrites_show_up_live_and_a_corrupting_one_raises_the_alarm(
 ) -> None:
     pad = pad_copy(tmp_path, "transitions/retry-5xx-before.json", "pad.json")
     terminal.start(pad)
-    terminal.wait_for(first_line_has("● live", "v0", "pad.json"))
+    terminal.wait_for(first_line_has("● live", "v1", "pad.json"))
 
     # an in-place save: a note added
     entries = json.loads(pad.read_text("utf-8"))
     entries.append({"kind": "note", "id": "n-5", "text": "Batch 1190 confirmed by hand."})
     with open(pad, "w", encoding="utf-8") as f:
         json.dump(entries, f, indent=2)
-    terminal.wait_for(first_line_has("v1"), "growth", "note  n-5")
+    terminal.wait_for(first_line_has("v2"), "growth", "note  n-5")
 
     # an atomic save (temporary file renamed over the pad): the seed's corrupting condense
     tmp = pad.with_name(".pad.json.tmp")
     shutil.copyfile(SAMPLES / "transitions" / "retry-5xx-after-condense.json", tmp)
     os.replace(tmp, pad)
-    terminal.wait_for(first_line_has("v2", "⚠ 1 alarm"), "corruption", "CORRUPTION")
+    terminal.wait_for(first_line_has("v3", "⚠ 1 alarm"), "corruption", "CORRUPTION")
 
     terminal.send("a")
     terminal.wait_for("Alarms (1)", "CONSTRAINT_WEAKENED", "c-retry")
@@ -143,14 +143,14 @@ def test_trial_commit_and_confirm_write_the_file(terminal: Terminal, tmp_path: P
     pad = pad_copy(tmp_path, "compactable-notes.jsonl", "notes.jsonl")
     before = [json.loads(line) for line in pad.read_text("utf-8").splitlines()]
     terminal.start(pad)
-    terminal.wait_for(first_line_has("● live", "v0"))
+    terminal.wait_for(first_line_has("● live", "v1"))
 
     terminal.send("t")
     terminal.wait_for("step 3/3 drops", "− dropped by the trial", "+ pending loss record")
     terminal.send("c")
     terminal.wait_for("Commit this compaction to", "- note #75", "+ sealed loss_record")
     terminal.send("y")
-    screen = terminal.wait_for(first_line_has("v1"), "(v1, padtui)")  # its own write
+    screen = terminal.wait_for(first_line_has("v2"), "(v2, padtui)")  # its own write
     assert "alarm" not in screen.splitlines()[0]
 
     after = [json.loads(line) for line in pad.read_text("utf-8").splitlines()]
@@ -184,7 +184,7 @@ def test_at_80x24_trial_steps_and_the_commit_dialog_shows_its_keys(
     terminal.send("c")
     terminal.wait_for("Commit (y)", "Cancel (n)")
     terminal.send("y")
-    terminal.wait_for(first_line_has("v1", "notes.jsonl"))
+    terminal.wait_for(first_line_has("v2", "notes.jsonl"))
     assert pad.read_bytes() != before
     terminal.quit()
 

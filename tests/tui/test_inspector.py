@@ -578,10 +578,12 @@ async def test_dropping_a_sealed_constraint_raises_an_alarm(tmp_path: Path) -> N
     async with inspector(pad) as h:
         kept = [e for e in entries(pad) if e.get("id") != "c-billing"]
         write_atomic(pad, with_entries(pad, kept))
-        await h.until(lambda: h.app.inspection.alarms, "the alarm")
+        # (the alarm is in the model before its notice and the bars are drawn: wait for those)
+        await h.until(lambda: "⚠ 1 alarm" in h.topbar, "the alarm")
         alarm = h.app.inspection.alarms[0]
         assert alarm.critical and alarm.version.number == 2
         assert "SEALED_REMOVED" in alarm.audit.codes
+        await h.until(lambda: any(n.severity == "error" for n in h.notes), "its notice")
         errors = [n for n in h.notes if n.severity == "error"]
         assert errors and errors[0].title == "CORRUPTION"
         assert "SEALED_REMOVED" in errors[0].message

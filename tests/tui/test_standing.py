@@ -68,7 +68,7 @@ async def test_the_halt_shows_while_watching_and_stays_until_it_is_over(tmp_path
     async with inspector(pad) as h:
         assert "HALT" not in standing(h)
         write_atomic(pad, after)  # the agent's compaction takes the sealed region over
-        await h.until(lambda: h.app.inspection.current.number == 1, "the agent's version")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the agent's version")
         assert h.app.inspection.current.verdict == "compaction"
         text = standing(h)
         assert "HALT" in text and "the sealed region alone (707 tok)" in text
@@ -122,7 +122,7 @@ async def test_the_unsealed_rules_at_risk_are_named_under_the_gauge(tmp_path: Pa
             if e.get("id") == "c-retry":
                 e["sealed"] = True
         write_atomic(pad, json.dumps(doc, indent=2))
-        await h.until(lambda: h.app.inspection.current.number == 1, "the agent's version")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the agent's version")
         assert "at risk" in standing(h) and "c-retry" not in standing(h)
 
 
@@ -174,7 +174,7 @@ async def test_a_new_version_brings_the_pane_to_what_changed(tmp_path: Path) -> 
         doc = json.loads(lines[59])
         doc["text"] = "SKU 17535: fixed, the page shows 54.49 now."
         write_atomic(pad, "\n".join([*lines[:59], json.dumps(doc), *lines[60:]]) + "\n")
-        await h.until(lambda: h.app.inspection.current.number == 1, "the agent's version")
+        await h.until(lambda: h.app.inspection.current.number == 2, "the agent's version")
         await h.pilot.pause()
         row = pane.selected_row
         assert row is not None and row.entry.text == doc["text"]
