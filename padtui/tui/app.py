@@ -530,13 +530,17 @@ class PadApp(App[int]):
         )
 
     def _flagged(self) -> dict[str, str]:
-        """Ids named by a critical finding of the last rewrite, with the finding's code."""
-        result = self.inspection.current.audit
+        """Ids named by a critical finding of the last rewrite, or of an alarm not yet dealt
+        with (acknowledged, or undone by a restore), with the finding's code: the mark stays
+        on the entry until then, not only until the next write."""
+        insp = self.inspection
+        audits = [insp.current.audit] + [a.audit for a in reversed(insp.outstanding)]
         flagged: dict[str, str] = {}
-        for f in result.findings if result is not None else ():
-            if f.severity == "critical":
-                for label in f.entries:
-                    flagged.setdefault(label, f.code)
+        for result in audits:
+            for f in result.findings if result is not None else ():
+                if f.severity == "critical":
+                    for label in f.entries:
+                        flagged.setdefault(label, f.code)
         return flagged
 
     def _draw_gauge(self) -> None:

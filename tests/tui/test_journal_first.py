@@ -115,6 +115,24 @@ async def test_k_acknowledges_the_alarms_in_the_journal(tmp_path: Path) -> None:
         assert h.app.inspection.outstanding == [] and "⚠" not in h.topbar
 
 
+async def test_a_corrupted_entry_stays_marked_until_the_alarm_is_acknowledged(
+    tmp_path: Path,
+) -> None:
+    pad = corrupted_while_closed(tmp_path, journaled=False)
+    async with inspector(pad) as h:
+        assert "✖ CONSTRAINT_WEAKENED" in h.row("rewritable", "p-3")
+        doc = json.loads(pad.read_text("utf-8"))
+        doc.append({"kind": "note", "id": "n-9", "text": "Page 12 exported."})
+        write_atomic(pad, json.dumps(doc, indent=2))  # an honest write after it
+        await h.until(lambda: h.app.inspection.current.number == 3, "the next version")
+        assert h.app.inspection.current.verdict == "growth"
+        assert "✖ CONSTRAINT_WEAKENED" in h.row("rewritable", "p-3")  # still marked
+        await h.pilot.press("a")
+        await h.pilot.press("k")
+        await h.until(lambda: not h.app.inspection.outstanding, "the acknowledgement")
+        await h.until(lambda: "✖" not in h.row("rewritable", "p-3"), "the mark gone")
+
+
 async def test_the_history_of_a_fleet_pad_past_the_versions_kept_opens(tmp_path: Path) -> None:
     """Regression: the history screen took version numbers for places in its list, and a pad
     followed by the fleet keeps only its newest versions (IndexError, the app gone)."""
