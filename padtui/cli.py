@@ -793,6 +793,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         )
     if not args.path.endswith(".json"):
         raise UsageError(f"{args.path}: the scripted agents write .json pads")
+    if os.path.exists(args.path) and not os.path.isfile(args.path):
+        # (a FIFO there would hold the first in-place write for ever)
+        raise UsageError(f"{args.path}: not a regular file; the scripted agent writes only files")
     agent = ScriptedAgent(args.path, scenario, args.writes)
     agent.start()
     _out(f"{scenario.title}\n{scenario.teaches}\nstarted {args.path}", flush=True)

@@ -37,3 +37,18 @@ def test_a_fifo_named_like_a_pad_is_refused_at_once(
     assert res.returncode == 2, res.stderr
     assert res.stderr.strip().endswith("not a regular file"), res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_simulate_refuses_a_fifo_in_its_pads_place(tmp_path: Path) -> None:
+    pad = tmp_path / "pad.json"
+    os.mkfifo(pad)
+    argv = ["simulate", str(pad), "--scenario", "healthy", "--reset", "--writes", "inplace"]
+    res = subprocess.run(
+        [sys.executable, "-m", "padtui", *argv, "--interval", "0"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,  # (a hang, not a speed: the in-place write would wait for a reader)
+    )
+    assert res.returncode == 2, res.stderr
+    assert "not a regular file" in res.stderr and len(res.stderr.strip().splitlines()) == 1
