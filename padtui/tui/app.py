@@ -58,6 +58,9 @@ VERDICT_STYLES = {
 # a trial of a pad of up to this many entries finds its rules at risk at once (a few tenths
 # of a second at most); a larger one in a thread, the screen showing them when found
 RULES_AT_ONCE = 2000
+# the line under the gauge names the rules at risk of every new version: found at once on the
+# screen's thread only for a pad this small (a few ms), else in a thread, off the watch path
+STANDING_AT_ONCE = 200
 # after padtui itself fails on a pad's content, the pad is read again this often (seconds)
 # until it reads: the view shows the failure meanwhile, and recovers once the pad is mended
 RETRY_AFTER_FAILURE = 1.0
@@ -612,7 +615,7 @@ class PadApp(App[int]):
         if self._at_risk is not None and self._at_risk[0] == v.digest:
             return self._at_risk[1]
         pad = v.pad_file.pad
-        if len(pad.entries) <= RULES_AT_ONCE:
+        if len(pad.entries) <= STANDING_AT_ONCE:
             self._at_risk = (v.digest, unsealed_rules(pad, insp.rule_map))
             return self._at_risk[1]
         if self._at_risk_sought != v.digest:
@@ -625,14 +628,19 @@ class PadApp(App[int]):
         try:
             rules = unsealed_rules(pad, rule_map)
         except Exception as exc:  # (see failure)
-            self.call_from_thread(
-                self.notify,
-                failure(self.inspection.path, exc),
-                title="rules at risk not found",
-                severity="error",
-            )
+            self._failed_in_thread(exc, "rules at risk not found")
             return
         self.call_from_thread(self._at_risk_ready, digest, rules)
+
+    def _failed_in_thread(self, exc: Exception, title: str, timeout: float | None = None) -> None:
+        """(worker thread) padtui's own failure at some work on the pad, as an error notice."""
+        self.call_from_thread(
+            self.notify,
+            failure(self.inspection.path, exc),
+            title=title,
+            severity="error",
+            timeout=timeout,
+        )
 
     def _at_risk_ready(self, digest: str, rules: tuple[RuleAtRisk, ...]) -> None:
         self._at_risk = (digest, rules)
@@ -711,12 +719,7 @@ class PadApp(App[int]):
         try:
             trial.rules_at_risk  # noqa: B018 (found once, kept by the plan)
         except Exception as exc:  # (see failure)
-            self.call_from_thread(
-                self.notify,
-                failure(self.inspection.path, exc),
-                title="rules at risk not found",
-                severity="error",
-            )
+            self._failed_in_thread(exc, "rules at risk not found")
             return
         self.call_from_thread(self._rules_ready, trial)
 
@@ -886,13 +889,7 @@ class PadApp(App[int]):
             )
             return
         except Exception as exc:  # (see failure): the pad is left as it was
-            self.call_from_thread(
-                self.notify,
-                failure(self.inspection.path, exc),
-                title="nothing written",
-                severity="error",
-                timeout=10,
-            )
+            self._failed_in_thread(exc, "nothing written", timeout=10)
             return
         self.call_from_thread(self._written, written, what)
 
