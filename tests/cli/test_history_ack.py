@@ -8,24 +8,11 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
-from padtui.cli import main
 from padtui.core import store
 from padtui.core.journal import Journal, history, outstanding
+from tests.cli.test_commands import run
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads" / "transitions"
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def corrupted(tmp_path: Path) -> Path:

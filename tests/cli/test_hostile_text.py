@@ -14,22 +14,11 @@ from typing import Any
 
 import pytest
 
-from padtui.cli import main
 from padtui.core import formats
+from tests.cli.test_commands import run
 from tests.hostile import HOSTILE, IN_NAME, SHELL_IDS, forbidden, hostile_entries, hostile_pad
 
 BIN = Path(sys.executable).parent  # the environment's own `padtui` script is beside it
-
-
-@pytest.fixture(autouse=True)
-def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def assert_clean(out: str, err: str) -> None:

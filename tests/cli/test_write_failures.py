@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from padtui.cli import main
 from padtui.core import store
 from padtui.core.journal import Journal, journal_path_for
+from tests.cli.test_write_commands import one_error_line, run
 
 PAD = {
     "budget_tokens": 90,
@@ -37,29 +37,11 @@ SEALED_NF1 = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _state(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-
-
 def make_pad(folder: Path, name: str = "pad.json", doc=PAD) -> str:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     path.write_text(json.dumps(doc, indent=2) + "\n")
     return str(path)
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_error_line(err: str, path: str) -> str:
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"padtui: error: {path}"), err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 def leftovers(folder: Path) -> list[str]:
