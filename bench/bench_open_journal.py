@@ -65,8 +65,8 @@ def open_once(
 
 
 def main() -> None:
-    from padtui.tui.app import RECENT_BYTES, RECENT_VERSIONS
     from padtui.tui.fleet import FLEET_RECENT
+    from padtui.tui.inspector import RECENT_BYTES, RECENT_VERSIONS
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--tokens", type=int, nargs="+", default=[20000, 200000])

@@ -19,7 +19,7 @@ from padtui.core.formats import PadFile
 from padtui.core.journal import OWN_ORIGINS, Journal
 from padtui.core.model import Entry
 from padtui.core.rules import RuleMap
-from padtui.core.store import Snapshot, snapshot_of
+from padtui.core.store import JournalArg, Snapshot, journal_of, snapshot_of
 from padtui.core.tokens import TokenCounter, counter_for
 
 BUDGET_STEP = 0.10  # [ and ] change the budget by 10 % of the budget they started from
@@ -129,6 +129,33 @@ class Observed:
     trial_invalidated: bool
 
 
+@dataclass(frozen=True, kw_only=True)
+class Examined:
+    """A reading worked out against the version before it, not yet taken in
+    (:meth:`Inspection.examine`)."""
+
+    snapshot: Snapshot  # its parse shared with the version before's
+    digest: str
+    after: str | None  # the digest of the version it was examined against (None: the first)
+    tokens: int
+    sealed_tokens: int
+    claims: int
+    caution: int
+    audit: Audit | None
+
+
+def journal_seen(snapshot: Snapshot, journal: JournalArg) -> tuple[int | None, str | None]:
+    """Journal a version seen: its number in the journal, and who made it when padtui did
+    (a commit or a restore, from the inspector or the command line), else None. Raises
+    ``OSError`` or ``PadError`` when the journal cannot be written."""
+    j = journal_of(snapshot.path, journal)
+    if j is None:
+        return None, None
+    n = j.append(snapshot.data, snapshot.format, "seen", snapshot.file)
+    origin = journal_origin(j.version(n).origin)
+    return n, origin if origin in OWN else None
+
+
 @dataclass
 class Inspection:
     """One person watching one pad."""
@@ -190,20 +217,57 @@ class Inspection:
         its number in the journal (else the one after the version before).
         """
         self.status, self.status_detail = "live", ""
-        pad_file = snapshot.file
-        key = digest(pad_file.data)
-        if self.versions and self.current.digest == key:
+        examined = self.examine(snapshot)
+        if examined is None:
             return None
+        return self.take_in(examined, now=now, origin=origin, number=number)
+
+    def examine(self, snapshot: Snapshot) -> Examined | None:
+        """The costly half of observing a reading, which changes nothing here (a worker
+        thread does it while the screen goes on drawing): the new version's parse shared
+        with the one before, its totals and its audit. None if it is the version already
+        taken in."""
+        key = digest(snapshot.file.data)
         previous = self.versions[-1] if self.versions else None
+        if previous is not None and previous.digest == key:
+            return None
         if previous is not None:
-            snapshot = replace(snapshot, file=shared(previous.pad_file, pad_file))
-            pad_file = snapshot.file
+            snapshot = replace(snapshot, file=shared(previous.pad_file, snapshot.file))
+        pad = snapshot.file.pad
         counter = self.counter
-        counted = totals(pad_file.pad, counter)
-        tokens, caution, sealed = counted.tokens, counted.caution, counted.sealed
-        result = (
-            audit(previous.pad_file.pad, pad_file.pad, counter, self.rule_map) if previous else None
+        counted = totals(pad, counter)
+        result = audit(previous.pad_file.pad, pad, counter, self.rule_map) if previous else None
+        return Examined(
+            snapshot=snapshot,
+            digest=key,
+            after=previous.digest if previous is not None else None,
+            tokens=counted.tokens,
+            sealed_tokens=counted.sealed,
+            claims=counted.claims,
+            caution=counted.caution,
+            audit=result,
         )
+
+    def take_in(
+        self,
+        examined: Examined,
+        *,
+        now: datetime | None = None,
+        origin: str | None = None,
+        number: int | None = None,
+    ) -> Observed | None:
+        """The cheap half: the examined version becomes the current one, audited, numbered,
+        and an alarm raised if its rewrite lost what it should not have. A version examined
+        against one that is no longer the current (another came in meanwhile) is examined
+        again first."""
+        self.status, self.status_detail = "live", ""
+        previous = self.versions[-1] if self.versions else None
+        if (previous.digest if previous is not None else None) != examined.after:
+            again = self.examine(examined.snapshot)
+            if again is None:
+                return None
+            examined = again
+        key = examined.digest
         if origin is not None:
             pass
         elif previous is None:
@@ -214,16 +278,18 @@ class Inspection:
             origin = "agent"
         if number is None:
             number = previous.number + 1 if previous is not None else 1
+        tokens = examined.tokens
+        result = examined.audit
         version = Version(
             number=number,
             seen_at=now or self.clock(),
-            snapshot=snapshot,
+            snapshot=examined.snapshot,
             digest=key,
             origin=origin,
             tokens=tokens,
-            sealed_tokens=sealed,
-            claims=counted.claims,
-            caution_share=caution / tokens if tokens else 0.0,
+            sealed_tokens=examined.sealed_tokens,
+            claims=examined.claims,
+            caution_share=examined.caution / tokens if tokens else 0.0,
             audit=result,
         )
         self.versions.append(version)

@@ -12,7 +12,7 @@ from types import FrameType
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import events, on, work
+from textual import work
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
@@ -20,16 +20,16 @@ from padtui.core.inspection import Inspection
 from padtui.core.scenarios import Scenario, ScriptedAgent, StepResult
 from padtui.core.text import clean
 from padtui.core.watcher import read_settled
-from padtui.tui.app import PadApp
+from padtui.tui.app import PadApp, PadtuiApp
 
 HANGUP_GRACE = 3.0  # seconds the app has to end after SIGTERM or SIGHUP (ended_by_signals)
 
 
 class DemoApp(PadApp):
-    """PadApp plus the scripted agent: pause, step and restart it from the keyboard."""
+    """The inspector on the scripted agent's pad, its screen narrated, and the agent's own
+    keys: pause, step and restart it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *PadApp.BINDINGS,
         Binding(
             "space",
             "agent_pause",
@@ -57,7 +57,7 @@ class DemoApp(PadApp):
     def __init__(
         self, path: str, scenario: Scenario, interval: float = 6.0, **options: Any
     ) -> None:
-        super().__init__(path, **options)
+        super().__init__(path, narration=True, **options)
         self.scenario = scenario
         self.interval = interval
         self.agent = ScriptedAgent(path, scenario)
@@ -65,12 +65,8 @@ class DemoApp(PadApp):
         self.wake = asyncio.Event()
         self.last_step: StepResult | None = None
 
-    @on(events.Mount)
-    async def start_demo(self, event: events.Mount) -> None:
-        event.prevent_default()  # PadApp.on_mount runs once, here, not again after this
-        await self.mount(Static(id="narration"), before="#panes")
-        super().on_mount()
-        self.narrate()
+    def on_mount(self) -> None:  # (and then PadApp's: Textual runs each class's handler)
+        self.call_after_refresh(self.narrate)
         self.play()
 
     @work(exclusive=True, group="agent")
@@ -113,7 +109,7 @@ class DemoApp(PadApp):
             )
         elif self.paused:
             line.append("  (paused)", style="bold yellow")
-        self.query_one("#narration", Static).update(line)
+        self.inspector.query_one("#narration", Static).update(line)
 
     def action_agent_pause(self) -> None:
         self.paused = not self.paused
@@ -128,13 +124,14 @@ class DemoApp(PadApp):
     async def action_agent_restart(self) -> None:
         """Start over: a fresh inspection, so the jump back is not taken for a rewrite."""
         insp = self.inspection
-        self.inspection = Inspection(
+        fresh = Inspection(
             insp.path,
             policy=insp.policy,
             budget_override=insp.budget_override,
             encoding=insp.encoding,
         )
-        self.inspection.clock = insp.clock
+        fresh.clock = insp.clock
+        self.inspector.inspection = fresh
         self.agent.start()
         self.last_step = None
         self.take(await read_settled(insp.path))
@@ -143,7 +140,7 @@ class DemoApp(PadApp):
 
 
 @contextlib.contextmanager
-def ended_by_signals(app: PadApp, cleanup: Callable[[], None]) -> Iterator[None]:
+def ended_by_signals(app: PadtuiApp, cleanup: Callable[[], None]) -> Iterator[None]:
     """While in it, SIGTERM and SIGHUP (a ``kill``, a closed terminal) end ``app`` as ``q``
     would, and the caller's own cleanup (the demo's temporary folder) runs on the way out;
     before the app runs or after it ends, they end the process by ``SystemExit``.

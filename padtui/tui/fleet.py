@@ -8,10 +8,9 @@ name, a small gauge, tokens against the budget, the time of its last change, the
 seen and the number of alarms, and whether it is readable right now. ``enter`` opens the pad
 in the inspector, ``escape`` comes back.
 
-The fleet is the inspector app itself (:class:`FleetApp` is a :class:`PadApp`): the rows are a
-screen pushed over the inspector's own screen, and opening a pad points the inspector at that
-pad's inspection and uncovers it. Everything the inspector does (trial, commit, history,
-alarms) works on a pad opened from the fleet.
+Opening a pad pushes the inspector's own screen (:class:`~padtui.tui.inspector.InspectorScreen`)
+on that pad's inspection, so everything the inspector does (trial, commit, history, alarms)
+works on a pad opened from the fleet; ``escape`` dismisses it.
 
 Reading and auditing happen off the screen's thread: the folder watch merges bursts of events
 (a batch per quiet moment), and each pad a batch names gets its own reader, which reads it by
@@ -20,8 +19,8 @@ between them in the event loop) and audits it in a worker thread; a pad changed 
 reader is at work is read again once it is done. So a pad that is slow to read (a huge file, a
 file that never stops changing) holds up no other, and what cannot be a pad (a FIFO, a device)
 is refused at once. The table is updated with what the readers found every ``SHOW_MS`` at
-most. The pad open in the inspector is read there too, but handed to the
-inspector to take in, as its own watch would. Each pad keeps its newest versions in memory
+most. The pad open in the inspector is read and examined there too, but handed to the
+inspector's screen to take in, as its own watch would. Each pad keeps its newest versions in memory
 (``KEEP_VERSIONS``); its journal keeps them all.
 """
 
@@ -29,18 +28,17 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import contextlib
 import os
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import events, on, work
-from textual.app import ComposeResult, SystemCommand
+from textual import events, work
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
@@ -53,11 +51,30 @@ from textual.widgets import Footer, Static
 from padtui.core import store
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PAD_NAMES, format_for_name
-from padtui.core.inspection import OWN, Alarm, Inspection, Observed, digest
+from padtui.core.inspection import (
+    OWN,
+    Alarm,
+    Inspection,
+    Observed,
+    digest,
+    journal_seen,
+    utc_now,
+)
+from padtui.core.rules import RuleMap
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled_pausing_here, watch_fault
-from padtui.tui.app import FAILED, PAD_ACTIONS, VERDICT_STYLES, PadApp, failure
+from padtui.tui.app import PadtuiApp
+from padtui.tui.inspector import (
+    FAILED,
+    InspectorScreen,
+    Prepared,
+    failure,
+    open_journal,
+    prepare,
+    settle_memory,
+)
 from padtui.tui.screens import FLEET_HELP, HelpScreen
+from padtui.tui.verdicts import verdict_style
 from padtui.tui.widgets import gauge_text
 
 KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps them all)
@@ -107,8 +124,6 @@ COLUMNS = (
     ("alarms", "alarms", 6),
     ("state", "state", 36),
 )
-# the inspector's actions, which mean nothing while the fleet is on screen
-INSPECTOR_ACTIONS = PAD_ACTIONS | {"history", "alarms", "concept", "fleet"}
 
 
 def is_pad_name(name: str) -> bool:
@@ -145,8 +160,9 @@ class FleetPad:
         self.looked_at = insp.released + len(insp.versions)
         return self.worst
 
-    def cells(self) -> list[Text]:
-        """The row: name, gauge, tokens/budget, last change, worst verdict, alarms, state."""
+    def cells(self, theme: Mapping[str, str]) -> list[Text]:
+        """The row: name, gauge, tokens/budget, last change, worst verdict, alarms, state
+        (the verdict in the colours of ``theme``, the app's theme variables)."""
         insp = self.inspection
         worst = self.update_worst()
         name = Text(clean(self.name), style="bold", no_wrap=True, overflow="ellipsis")
@@ -162,9 +178,9 @@ class FleetPad:
             changed = Text("–", style="dim")
         if insp.halted and SEVERITY.get(worst, 0) < SEVERITY["undeclared_loss"]:
             # what stands now says more than the compaction that led to it
-            verdict = Text(" halt ", style="bold white on red")
+            verdict = Text(" halt ", style=verdict_style(theme, "halt"))
         else:
-            verdict = Text(f" {worst} ", style=VERDICT_STYLES.get(worst, ""))
+            verdict = Text(f" {worst} ", style=verdict_style(theme, worst))
         alarms = len(insp.outstanding)
         count = Text(str(alarms), style="bold white on red" if alarms else "dim")
         return [name, gauge, tokens, changed, verdict, count, self.state()]
@@ -390,7 +406,19 @@ class FleetTable(ScrollView, can_focus=True):
 
 
 class FleetScreen(Screen[None]):
-    """The table of pads (the inspector's screen lies under it)."""
+    """The table of pads; ``enter`` pushes the inspector's screen on the pad of its row."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            id="fleet.help",
+            key_display="?",
+            tooltip="What the fleet's columns mean, and its keys",
+        ),
+        Binding("q", "app.quit", "Quit", id="fleet.quit", tooltip="Quit padtui"),
+    ]
 
     DEFAULT_CSS = """
     FleetScreen #fleet-top { height: 1; padding: 0 1; background: $panel; }
@@ -412,6 +440,9 @@ class FleetScreen(Screen[None]):
 
     def on_screen_resume(self) -> None:
         self.table.focus()  # back from the inspector: the keys move the rows
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(FLEET_HELP))
 
     def draw_header(self) -> None:
         cells = [Text(label, style="bold") for _key, label, _width in COLUMNS]
@@ -436,20 +467,10 @@ class FleetScreen(Screen[None]):
         return app
 
 
-class FleetApp(PadApp):
+class FleetApp(PadtuiApp):
     """Every pad of a folder, live; ``enter`` opens one in the inspector, ``escape`` returns."""
 
     TITLE = "padtui fleet"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        *(b for b in PadApp.BINDINGS if not (isinstance(b, Binding) and b.key == "escape")),
-        Binding(
-            "escape",
-            "leave_trial",
-            "Fleet",
-            id="fleet.back",
-            tooltip="Leave the trial, else back to the fleet of pads",
-        ),
-    ]
 
     def __init__(
         self,
@@ -460,56 +481,63 @@ class FleetApp(PadApp):
         encoding: str | None = None,
         use_journal: bool = True,
         keep_versions: int = KEEP_VERSIONS,
-        **options: Any,
+        clock: Callable[[], datetime] = utc_now,
+        rule_map: RuleMap | None = None,
     ) -> None:
-        super().__init__(
-            folder,
-            budget=budget,
-            policy=policy,
-            encoding=encoding,
-            use_journal=use_journal,
-            **options,
-        )
+        super().__init__()
         self.folder = folder
         self.place = clean(os.path.abspath(folder))  # the folder, as the top bar names it
+        self.budget = budget
+        self.policy = policy
+        self.encoding = encoding
+        self.use_journal = use_journal
         self.keep_versions = keep_versions
+        self.clock = clock
+        self.rule_map = rule_map
         self.pads: dict[str, FleetPad] = {}
         self.open: FleetPad | None = None
-        self.fleet_ready = asyncio.Event()  # the first look at the folder is on screen
+        self.inspector: InspectorScreen | None = None  # the open pad's
+        self.ready = asyncio.Event()  # the first look at the folder is on screen
+        self.fleet_ready = self.ready
         self.looking: tuple[int, int] | None = None  # the first look: (pads read, of all)
         self.batches = 0  # batches of changes taken in (benchmarks and tests watch this)
         self._stop = asyncio.Event()
         self._readers: dict[str, asyncio.Task[None]] = {}  # each pad being read: its reader
         self._read_again: set[str] = set()  # pads changed while their reader was at work
-        self._found: list[tuple[FleetPad, Reading, Observed | None]] = []  # not shown yet
+        self._found: list[tuple[FleetPad, Reading, Observed | None, Prepared | None]] = []
         self._show_due = False
         self._readers_group: asyncio.TaskGroup | None = None
         self._switch_interval = sys.getswitchinterval()
+        self._fleet_screen = FleetScreen()
 
     # --- the fleet ---------------------------------------------------------------------------
 
-    @on(events.Mount)
-    async def start_fleet(self, event: events.Mount) -> None:
-        event.prevent_default()  # not the inspector's start (PadApp.on_mount): no one pad
+    async def on_mount(self) -> None:
         # The worker thread reads and audits pads in Python, holding the interpreter; the
         # screen's thread gets it back only when the worker is asked to let go, every
         # "switch interval" (5 ms by default), and a key takes a few such turns. A shorter
         # interval keeps keys quick while a hundred pads a second are read.
         self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL)
-        self.install_screen(FleetScreen(), name="fleet")
-        await self.push_screen("fleet")
         self.watch_folder()
 
     def on_unmount(self) -> None:
         self._stop.set()
         sys.setswitchinterval(self._switch_interval)
 
+    def get_default_screen(self) -> FleetScreen:
+        return self.fleet_screen
+
     @property
     def fleet_screen(self) -> FleetScreen:
-        screen = self.get_screen("fleet")
-        assert isinstance(screen, FleetScreen)
-        return screen
+        return self._fleet_screen
+
+    @property
+    def inspection(self) -> Inspection:
+        """The inspection of the pad open in the inspector."""
+        if self.inspector is None:
+            raise LookupError("no pad is open")
+        return self.inspector.inspection
 
     @property
     def showing_fleet(self) -> bool:
@@ -589,9 +617,7 @@ class FleetApp(PadApp):
             self._show_found()
         self.looking = None
         self._draw_fleet_bars()
-        self.fleet_ready.set()
         self.ready.set()
-        self.watch_armed.set()  # (the inspector's top bar says "live" on an open pad)
 
     def _pad_names(self) -> list[str]:
         try:
@@ -645,36 +671,43 @@ class FleetApp(PadApp):
         path = os.path.join(self.folder, name)
         insp = Inspection(
             path,
-            policy=self.inspection.policy,
-            budget_override=self.inspection.budget_override,
-            encoding=self.inspection.encoding,
+            policy=self.policy,
+            budget_override=self.budget,
+            encoding=self.encoding,
             keep_versions=self.keep_versions,
-            clock=self.inspection.clock,
-            rule_map=self.inspection.rule_map,
+            clock=self.clock,
+            rule_map=self.rule_map,
         )
         return FleetPad(name, path, insp)
 
-    async def _read(self, pad: FleetPad) -> list[tuple[FleetPad, Reading, Observed | None]]:
-        """A reading of the pad once settled, audited against the one before and journaled
-        (in a worker thread). The pad open in the inspector is only read: the inspector
-        takes the reading in."""
+    async def _read(
+        self, pad: FleetPad
+    ) -> list[tuple[FleetPad, Reading, Observed | None, Prepared | None]]:
+        """A reading of the pad once settled, journaled and audited against the one before
+        (in a worker thread). The pad open in the inspector is journaled and examined but
+        not taken in: the inspector's screen takes it in."""
         if os.path.isdir(pad.path):
             return []
         insp = pad.inspection
+        prepared = None
         try:
             previous = insp.current.pad_file if insp.versions else None
             reading = await read_settled_pausing_here(pad.path, previous, looks=SETTLE_LOOKS)
-            observed = await asyncio.to_thread(self._take_reading, pad, reading)
+            observed, prepared = await asyncio.to_thread(self._take_reading, pad, reading)
         except Exception as exc:  # this pad's failure is its row's, not the fleet's
             reading = Reading("unreadable", detail=failure(pad.path, exc))
             with pad.lock:
                 insp.unreadable(reading.detail)
             observed = None
-        return [(pad, reading, observed)]
+        return [(pad, reading, observed, prepared)]
 
-    def _take_reading(self, pad: FleetPad, reading: Reading) -> Observed | None:
+    def _take_reading(
+        self, pad: FleetPad, reading: Reading
+    ) -> tuple[Observed | None, Prepared | None]:
         with pad.lock:
-            return None if pad.is_open else self._observe(pad, reading)
+            if pad.is_open:
+                return None, prepare(pad.inspection, reading, self.use_journal)
+            return self._observe(pad, reading), None
 
     def _observe(self, pad: FleetPad, reading: Reading) -> Observed | None:
         insp = pad.inspection
@@ -685,12 +718,18 @@ class FleetApp(PadApp):
         elif reading.snapshot is not None:
             if not pad.opened:
                 pad.opened = True
-                pad.journal_error = self.open_journal(insp, min(FLEET_RECENT, self.keep_versions))
+                pad.journal_error = open_journal(
+                    insp, self.use_journal, min(FLEET_RECENT, self.keep_versions)
+                )
             number, origin = None, None
             if self.use_journal and (
                 not insp.versions or insp.current.digest != digest(reading.snapshot.data)
             ):
-                number, origin = self._journal_quietly(pad, reading)
+                try:
+                    number, origin = journal_seen(reading.snapshot, True)
+                    pad.journal_error = None
+                except (OSError, PadError) as exc:
+                    pad.journal_error = str(exc)
             try:
                 return insp.observe(reading.snapshot, origin=origin, number=number)
             except EncodingUnavailable as exc:  # the file names an encoding not here
@@ -698,51 +737,42 @@ class FleetApp(PadApp):
                 return None
         return None
 
-    def _journal_quietly(self, pad: FleetPad, reading: Reading) -> tuple[int | None, str | None]:
-        """(a worker thread) Journal a new version first: its number, and who made it if
-        padtui did; a failure is the pad's row's."""
-        assert reading.snapshot is not None
-        try:
-            journal = store.journal_of(reading.snapshot.path, True)
-            assert journal is not None
-            n = journal.append(
-                reading.snapshot.data, reading.snapshot.format, "seen", reading.snapshot.file
-            )
-            made_by = journal.version(n).origin
-        except (OSError, PadError) as exc:
-            pad.journal_error = str(exc)
-            return None, None
-        pad.journal_error = None
-        return n, made_by if made_by in OWN else None
-
-    def _show(self, results: Sequence[tuple[FleetPad, Reading, Observed | None]]) -> None:
+    def _show(
+        self, results: Sequence[tuple[FleetPad, Reading, Observed | None, Prepared | None]]
+    ) -> None:
         """(screen thread) Rows for what a batch found; alarms announced."""
         screen = self.fleet_screen
         table = screen.table
         width = table.name_width
-        for pad, reading, observed in results:
-            if pad.is_open:
-                self.take(reading)
+        theme = self.theme_variables
+        for pad, reading, observed, prepared in results:
+            if prepared is not None and pad.is_open and self.inspector is not None:
+                self.inspector.post_message(InspectorScreen.Seen(prepared))
             elif pad.name not in self.pads:
                 if not pad.inspection.versions and reading.state == "deleted":
                     continue  # a file that came and went before it was seen
                 self.pads[pad.name] = pad
+                # the alarms its journal held, written while padtui was closed
+                opened_with = pad.inspection.outstanding
+                if opened_with and (observed is None or observed.alarm is None):
+                    self._announce_fleet(pad, opened_with[-1], len(opened_with))
             if observed is not None and observed.alarm is not None:
                 self._announce_fleet(pad, observed.alarm)
-            table.set_row(pad.name, pad.cells())
+            table.set_row(pad.name, pad.cells(theme))
         if table.name_width != width:
             screen.draw_header()
         self._draw_fleet_bars()
         # what the pads hold stays for the session: set it aside from the cyclic garbage
         # collector, whose full passes over a fleet's versions would freeze the screen
-        self.call_after_refresh(self._settle_memory)
+        self.call_after_refresh(settle_memory)
 
-    def _announce_fleet(self, pad: FleetPad, alarm: Alarm) -> None:
+    def _announce_fleet(self, pad: FleetPad, alarm: Alarm, outstanding: int = 1) -> None:
         codes = ", ".join(sorted({f.code for f in alarm.audit.critical})) or "UNDECLARED_LOSS"
+        more = f" ({outstanding} alarms not acknowledged)" if outstanding > 1 else ""
         if alarm.critical:
             self.bell()
             self.notify(
-                clean(f"{pad.name} v{alarm.version.number}: {codes}. Enter opens it."),
+                clean(f"{pad.name} v{alarm.version.number}: {codes}{more}. Enter opens it."),
                 title="CORRUPTION",
                 severity="error",
                 timeout=15,
@@ -791,50 +821,22 @@ class FleetApp(PadApp):
         with pad.lock:  # (the worker may be auditing it this very moment)
             pad.is_open = True
         self.open = pad
-        self.inspection = pad.inspection
-        self.pop_screen()
-        self.refresh_view()
-        self.query_one("#rewritable").focus()
+        self.inspector = InspectorScreen(
+            pad.inspection,
+            journal=self.use_journal,
+            opening=False,
+            watching=False,
+            back=True,
+            lock=pad.lock,
+        )
+        self.inspector.watch_armed.set()  # (the fleet's watch sees every write to it)
+        self.push_screen(self.inspector, lambda _closed: self._back_from_pad(pad))
 
-    def action_help(self) -> None:
-        if self.showing_fleet:
-            self.push_screen(HelpScreen(FLEET_HELP))
-        else:
-            super().action_help()
-
-    def action_leave_trial(self) -> None:
-        if self.inspection.trial is not None:
-            super().action_leave_trial()
-        elif not self.showing_fleet:
-            self.action_fleet()
-
-    def action_fleet(self) -> None:
-        pad = self.open
-        if pad is not None:
-            with pad.lock:
-                pad.is_open = False
-            if pad.name in self.fleet_screen.table.cells:
-                self.fleet_screen.table.set_row(pad.name, pad.cells())
-            self._draw_fleet_bars()
-        if not self.showing_fleet:
-            self.push_screen("fleet")
-
-    def take(self, reading: Reading) -> None:
-        """The inspector takes a reading of the open pad in (under the pad's lock: a commit's
-        read-back may come in while the worker audits the pad after it was closed)."""
-        pad = self.open
-        lock = pad.lock if pad is not None else contextlib.nullcontext()
-        with lock:
-            super().take(reading)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The inspector's keys do nothing on the fleet (and are not in its footer)."""
-        if action in INSPECTOR_ACTIONS and self.fleet_screen in self.screen_stack:
-            return False
-        return super().check_action(action, parameters)
-
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        if isinstance(screen, FleetScreen):
-            yield from super(PadApp, self).get_system_commands(screen)
-        else:
-            yield from super().get_system_commands(screen)
+    def _back_from_pad(self, pad: FleetPad) -> None:
+        """Back from the pad's inspector: the fleet's readers take its readings in again."""
+        with pad.lock:
+            pad.is_open = False
+        self.open = self.inspector = None
+        if pad.name in self.fleet_screen.table.cells:
+            self.fleet_screen.table.set_row(pad.name, pad.cells(self.theme_variables))
+        self._draw_fleet_bars()

@@ -1,4 +1,4 @@
-"""Replay: time travel through the versions a journal recorded, in the inspector."""
+"""Replay: time travel through the versions a journal recorded, in the inspector's screen."""
 
 from __future__ import annotations
 
@@ -6,24 +6,25 @@ from datetime import UTC, datetime
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from padtui.core import store
 from padtui.core.errors import PadError
-from padtui.core.inspection import Version
+from padtui.core.inspection import Inspection, Version
 from padtui.core.journal import Journal
 from padtui.core.text import clean
-from padtui.tui.app import PadApp
-from padtui.tui.widgets import EntryPane
+from padtui.tui.app import PadtuiApp
+from padtui.tui.inspector import InspectorScreen
+
+READ_ONLY = "replay: open the pad itself to commit"
 
 
-class ReplayApp(PadApp):
-    """PadApp over a journal: no watching, no writing; step through the versions."""
+class ReplayApp(PadtuiApp):
+    """The inspector's screen over a journal: no watching, no writing; step through the
+    versions with , and . (the screen's own keys trial and step compactions of each)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        *PadApp.BINDINGS,
         Binding(
             "comma",
             "older",
@@ -43,16 +44,21 @@ class ReplayApp(PadApp):
     ]
 
     def __init__(self, journal: Journal) -> None:
-        super().__init__(journal.pad or journal.path, watch=False, use_journal=False)
+        super().__init__()
         self.journal = journal
+        self.inspection = Inspection(journal.pad or journal.path)
+        self.inspector = InspectorScreen(
+            self.inspection,
+            journal=False,
+            opening=False,
+            watching=False,
+            read_only=READ_ONLY,
+            narration=True,
+        )
+        self.ready = self.inspector.ready
         self.recorded: list[Version] = []
         self.cursor = 0
-        self.skipped = 0  # versions kept whole because they did not parse
-
-    @on(events.Mount)
-    async def start_replay(self, event: events.Mount) -> None:
-        event.prevent_default()  # not PadApp.on_mount: the live pad on disk is not replayed
-        await self.mount(Static(id="narration"), before="#panes")
+        self.skipped = 0  # versions lost to damage, or that did not parse
         for v in self.journal.versions():
             try:
                 pad_file = self.journal.pad_file(v.n)
@@ -69,19 +75,23 @@ class ReplayApp(PadApp):
         self.recorded = list(self.inspection.versions)
         self.cursor = len(self.recorded) - 1
         self.inspection.status = "replay"
-        if self.recorded:
-            self.show()
-        else:  # every version lost to damage (the command line refuses such a journal first)
-            self.query_one("#narration", Static).update(
-                Text(" replay: no version of this journal can be read ", style="bold black on red")
-            )
-        self.query_one("#rewritable", EntryPane).focus()
-        self.ready.set()
+
+    def get_default_screen(self) -> InspectorScreen:
+        return self.inspector
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.show)  # (once the inspector's screen is composed)
 
     def show(self) -> None:
+        narration = self.inspector.query_one("#narration", Static)
+        if not self.recorded:  # every version lost to damage (the CLI refuses such a journal)
+            narration.update(
+                Text(" replay: no version of this journal can be read ", style="bold black on red")
+            )
+            return
         self.inspection.versions = self.recorded[: self.cursor + 1]
         self.inspection.end_trial()
-        self.refresh_view()
+        self.inspector.refresh_view()
         v = self.recorded[self.cursor]
         line = Text(
             f" replay v{v.number} ({self.cursor + 1} of {len(self.recorded)}) ",
@@ -93,7 +103,7 @@ class ReplayApp(PadApp):
         )
         if self.skipped:
             line.append(f"  ({self.skipped} unreadable versions not shown)", style="dim")
-        self.query_one("#narration", Static).update(line)
+        narration.update(line)
 
     def action_older(self) -> None:
         if self.cursor > 0:
@@ -104,9 +114,3 @@ class ReplayApp(PadApp):
         if self.cursor < len(self.recorded) - 1:
             self.cursor += 1
             self.show()
-
-    def action_commit(self) -> None:
-        self.notify("Replay is read-only: open the pad itself to commit.", severity="warning")
-
-    def action_externalize(self) -> None:
-        self.action_commit()

@@ -21,6 +21,7 @@ from padtui.core.audit import Finding
 from padtui.core.compaction import Plan, RuleAtRisk
 from padtui.core.inspection import Alarm, Version
 from padtui.core.text import clean, one_line
+from padtui.tui.verdicts import verdict_style
 from padtui.tui.widgets import PagedList
 
 REFUSALS = {
@@ -174,14 +175,13 @@ class RulesScreen(ModalScreen[None]):
         Binding("escape,u", "close", "Close", id="rules.close", tooltip="Back to the pad"),
     ]
 
-    def __init__(self, plan: Plan, dropped: set[int] | None = None) -> None:
+    def __init__(self, rules: Sequence[RuleAtRisk], dropped: set[int]) -> None:
         super().__init__()
-        self.plan = plan
-        # the drops the preview shows (the stepper may be part way): default, all of them
-        self.dropped = {e.index for e in plan.dropped} if dropped is None else dropped
+        self.rules = rules
+        self.dropped = dropped  # the entries the preview drops (the stepper may be part way)
 
     def compose(self) -> ComposeResult:
-        rules = self.plan.rules_at_risk
+        rules = self.rules
         gone = [r for r in rules if r.entry.index in self.dropped]
         head = Text(f"Rules at risk ({len(rules)})", style="bold")
         if rules:
@@ -421,12 +421,7 @@ class HistoryScreen(Screen[None]):
         yield Footer()
 
     def _row(self, v: Version) -> Text:
-        style = {
-            "corruption": "bold red",
-            "undeclared_loss": "yellow",
-            "compaction": "green",
-            "growth": "cyan",
-        }.get(v.verdict, "")
+        style = verdict_style(self.app.theme_variables, v.verdict, badge=False)
         row = Text(
             f"#{v.number:<4} {v.seen_at:%H:%M:%S}  {v.tokens:>6} tok  {v.claims:>4} claims  "
         )

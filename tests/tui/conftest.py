@@ -17,9 +17,11 @@ import pytest
 from rich.text import Text
 from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Static
 
 from padtui.tui.app import PadApp, make_app
+from padtui.tui.inspector import InspectorScreen
 from padtui.tui.widgets import EntryPane
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads"
@@ -74,21 +76,28 @@ class Harness:
     app: PadApp
     pilot: Pilot[int]
     notes: list[Notification] = field(default_factory=list)
+    seen: list[InspectorScreen.Seen] = field(default_factory=list)  # readings handed to the view
+
+    @property
+    def view(self) -> Screen[Any]:
+        """The inspector's screen (under any dialog open over it), else the screen on top."""
+        screen = getattr(self.app, "inspector", None)
+        return screen if isinstance(screen, Screen) else self.app.screen
 
     @property
     def topbar(self) -> str:
-        return plain(self.app.query_one("#topbar", Static).content)
+        return plain(self.view.query_one("#topbar", Static).content)
 
     @property
     def status(self) -> str:
-        return plain(self.app.query_one("#status", Static).content)
+        return plain(self.view.query_one("#status", Static).content)
 
     @property
     def gauge(self) -> str:
-        return plain(self.app.query_one("#gauge").render())
+        return plain(self.view.query_one("#gauge").render())
 
     def pane(self, which: str) -> EntryPane:
-        return self.app.query_one(f"#{which}", EntryPane)
+        return self.view.query_one(f"#{which}", EntryPane)
 
     def rows(self, which: str) -> list[str]:
         """The rows of a pane as shown (each: the head line, the text, a blank line)."""
@@ -150,14 +159,17 @@ async def inspector(
     options.setdefault("clock", fixed_clock)
     app = make_app(str(path), **options)
     notes: list[Notification] = []
+    seen: list[InspectorScreen.Seen] = []
 
     def hook(message: object) -> None:
         if isinstance(message, Notify):
             notes.append(message.notification)
+        elif isinstance(message, InspectorScreen.Seen):
+            seen.append(message)
 
     async with app.run_test(size=size, message_hook=hook, notifications=toasts) as pilot:
         await asyncio.wait_for(app.ready.wait(), WAIT)
         if app.watching:
             await asyncio.wait_for(app.watch_armed.wait(), WAIT)
         await pilot.pause()
-        yield Harness(app, pilot, notes)
+        yield Harness(app, pilot, notes, seen)

@@ -6,6 +6,7 @@ import importlib
 import inspect
 import pkgutil
 
+from textual.app import App
 from textual.binding import Binding
 from textual.dom import DOMNode
 
@@ -25,7 +26,12 @@ def classes_with_bindings() -> list[type[DOMNode]]:
 
 def test_every_binding_has_an_id_and_a_tooltip() -> None:
     classes = classes_with_bindings()
-    assert {c.__name__ for c in classes} >= {"PadApp", "FleetApp", "DemoApp", "ReplayApp"}
+    assert {c.__name__ for c in classes} >= {
+        "InspectorScreen",
+        "FleetScreen",
+        "DemoApp",
+        "ReplayApp",
+    }
     for cls in classes:
         ids = []
         for b in cls.BINDINGS:
@@ -34,3 +40,19 @@ def test_every_binding_has_an_id_and_a_tooltip() -> None:
             assert b.tooltip, f"{cls.__name__}: the binding for {b.key!r} has no tooltip"
             ids.append(b.id)
         assert len(ids) == len(set(ids)), f"{cls.__name__}: two bindings share an id"
+
+
+def test_the_pads_keys_live_on_the_inspector_screen_alone() -> None:
+    """The fleet, replay and the demo show a pad through the inspector's screen and add
+    only keys of their own: no second list of the pad's actions to drift apart."""
+    from padtui.tui.fleet import FleetScreen
+    from padtui.tui.inspector import InspectorScreen
+
+    pad_actions = {b.action for b in InspectorScreen.BINDINGS if isinstance(b, Binding)}
+    pad_actions -= {"help", "app.quit"}
+    faces = [c for c in classes_with_bindings() if issubclass(c, App) or c is FleetScreen]
+    assert {c.__name__ for c in faces} >= {"FleetScreen", "DemoApp", "ReplayApp"}
+    for cls in faces:
+        for b in cls.BINDINGS:
+            assert isinstance(b, Binding)
+            assert b.action not in pad_actions, f"{cls.__name__} binds {b.action} again"

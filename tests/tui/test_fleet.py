@@ -8,11 +8,12 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -42,6 +43,7 @@ class Fleet:
     app: FleetApp
     pilot: Pilot[int]
     folder: Path
+    notes: list[Notification] = field(default_factory=list)
 
     @property
     def table(self) -> FleetTable:
@@ -83,10 +85,16 @@ class Fleet:
 async def fleet(folder: Path, **options: Any) -> AsyncIterator[Fleet]:
     """The fleet view on ``folder`` under ``run_test``, its first look at the folder shown."""
     app = FleetApp(str(folder), clock=fixed_clock, **options)
-    async with app.run_test(size=SIZE) as pilot:
+    notes: list[Notification] = []
+
+    def hook(message: object) -> None:
+        if isinstance(message, Notify):
+            notes.append(message.notification)
+
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
         await asyncio.wait_for(app.fleet_ready.wait(), WAIT)
         await pilot.pause()
-        yield Fleet(app, pilot, folder)
+        yield Fleet(app, pilot, folder, notes)
 
 
 def doc_of(path: Path) -> dict[str, Any]:
@@ -218,14 +226,15 @@ async def test_enter_opens_the_pad_in_the_inspector_and_escape_returns(tmp_path:
         assert isinstance(app.screen, FleetScreen)
         await f.select(RETRY)
         await f.pilot.press("t")  # the inspector's keys do nothing on the fleet
-        assert app.inspection.trial is None and isinstance(app.screen, FleetScreen)
+        assert isinstance(app.screen, FleetScreen)
+        assert all(p.inspection.trial is None for p in app.pads.values())
         await f.pilot.press("enter")
         await f.until(lambda: not isinstance(app.screen, FleetScreen), "the inspector")
         # the inspector, on that pad: its path, its regions, its versions
         assert app.inspection is app.pads[RETRY].inspection
-        topbar = plain(app.query_one("#topbar", Static).content)
+        topbar = plain(app.screen.query_one("#topbar", Static).content)
         assert RETRY in topbar and "● live" in topbar
-        sealed = app.query_one("#sealed")
+        sealed = app.screen.query_one("#sealed")
         assert [r.entry.label for r in sealed.rows][:2] == ["c-billing", "nf-bulk"]
         # its keys work there: a trial, and escape leaves the trial first ...
         await f.pilot.press("t")
@@ -248,7 +257,7 @@ async def test_enter_opens_the_pad_in_the_inspector_and_escape_returns(tmp_path:
         await f.select(HEALTHY)
         await f.pilot.press("enter")
         await f.until(lambda: app.inspection is app.pads[HEALTHY].inspection, "the other pad")
-        assert HEALTHY in plain(app.query_one("#topbar", Static).content)
+        assert HEALTHY in plain(app.screen.query_one("#topbar", Static).content)
         await f.pilot.press("escape")
         await f.until(lambda: isinstance(app.screen, FleetScreen), "the fleet again")
 
@@ -312,7 +321,7 @@ def test_padtui_dir_opens_the_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     folder = copy_sample(tmp_path, HEALTHY).parent
     assert main([str(folder), "--budget", "500", "--no-journal"]) == 0
     assert len(ran) == 1 and ran[0].folder == str(folder)
-    assert ran[0].inspection.budget_override == 500 and not ran[0].use_journal
+    assert ran[0].budget == 500 and not ran[0].use_journal
     assert main([str(folder), "--journal", str(tmp_path / "j.jsonl")]) == 2  # one per pad
 
 

@@ -7,14 +7,20 @@ from __future__ import annotations
 import errno
 import json
 import os
+import threading
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
+from rich.style import Style
+from rich.text import Text
+from textual.color import Color
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Button, Input, OptionList, Sparkline
+from textual.widgets import Button, Input, OptionList, Sparkline, Static
 
 from padtui.core import store
+from padtui.core.inspection import Inspection
 from padtui.tui.screens import (
     AlarmsScreen,
     BudgetScreen,
@@ -592,6 +598,37 @@ async def test_dropping_a_sealed_constraint_raises_an_alarm(tmp_path: Path) -> N
         assert "c-billing" not in h.labels("sealed")
 
 
+async def test_a_write_is_journaled_and_audited_off_the_screens_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading, journaling and auditing a new version run in a worker thread (a large pad's
+    audit takes tens of ms: keys stay quick meanwhile); the screen gets the result as a
+    message, takes it in, and raises the alarm."""
+    threads: dict[str, set[str]] = {"examine": set(), "journal": set()}
+    examine, append = Inspection.examine, store.Journal.append
+
+    def examine_here(self: Inspection, snapshot: store.Snapshot) -> object:
+        threads["examine"].add(threading.current_thread().name)
+        return examine(self, snapshot)
+
+    def append_here(self: store.Journal, *args: Any, **kwargs: Any) -> int:
+        threads["journal"].add(threading.current_thread().name)
+        return append(self, *args, **kwargs)
+
+    monkeypatch.setattr(Inspection, "examine", examine_here)
+    monkeypatch.setattr(store.Journal, "append", append_here)
+    pad = copy_sample(tmp_path, HEALTHY)
+    async with inspector(pad) as h:
+        threads["examine"].clear()
+        threads["journal"].clear()
+        kept = [e for e in entries(pad) if e.get("id") != "c-billing"]
+        write_atomic(pad, with_entries(pad, kept))
+        await h.until(lambda: "⚠ 1 alarm" in h.topbar, "the alarm")
+        assert threads["examine"] and threading.main_thread().name not in threads["examine"]
+        assert threads["journal"] and threading.main_thread().name not in threads["journal"]
+        assert any(m.prepared.examined is not None for m in h.seen)
+
+
 async def test_a_torn_write_keeps_the_last_good_version(tmp_path: Path) -> None:
     pad = copy_sample(tmp_path, HEALTHY)
     async with inspector(pad) as h:
@@ -660,3 +697,28 @@ async def test_a_terminal_too_small_for_the_panes_takes_every_key(
         await h.pilot.press("pagedown")
         assert h.pane("rewritable").highlighted is not None  # a real page down now
         assert h.app.is_running
+
+
+async def test_verdicts_are_drawn_in_the_themes_colours(tmp_path: Path) -> None:
+    """One place for a verdict's colours, taken from the theme: another theme, other
+    colours, on the status line as on every other screen."""
+    pad = copy_sample(tmp_path, HEALTHY)
+    async with inspector(pad) as h:
+        kept = [e for e in entries(pad) if e.get("id") != "c-billing"]
+        write_atomic(pad, with_entries(pad, kept))
+        await h.until(lambda: "⚠ 1 alarm" in h.topbar, "the alarm")
+
+        def badge() -> Color:
+            status = h.view.query_one("#status", Static).content
+            assert isinstance(status, Text)
+            span = next(
+                s for s in status.spans if status.plain[s.start : s.end].strip() == "corruption"
+            )
+            style = span.style
+            assert isinstance(style, Style) and style.bgcolor is not None
+            return Color.from_rich_color(style.bgcolor)
+
+        for theme in ("textual-dark", "gruvbox"):
+            h.app.theme = theme
+            h.view.refresh_view()
+            assert badge() == Color.parse(h.app.theme_variables["error"])

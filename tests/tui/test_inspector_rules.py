@@ -1,6 +1,6 @@
-"""The inspector's trial beyond its drops: the rules at risk (marked in the panes, counted in
-the status line, listed with u, named in the commit confirmation), a pass that drops far more
-than it had to, and a refusal whose way out can be taken from the dialog."""
+"""The inspector's trial beyond its drops: the rules at risk (marked in the panes, counted on
+the line under the gauge, listed with u, named in the commit confirmation), a pass that drops
+far more than it had to, and a refusal whose way out can be taken from the dialog."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from textual.widgets import Button
+from textual.widgets import Button, Static
 
-from padtui.tui import app as app_module
+from padtui.tui import inspector as inspector_module
 from padtui.tui.screens import CommitScreen, RefusalScreen, RulesScreen
-from tests.tui.conftest import Harness, copy_sample, inspector
+from tests.tui.conftest import Harness, copy_sample, inspector, plain
 
 NOTES = "compactable-notes.jsonl"  # drops #74, #75, h-1; h-1 holds a rule ("... only ...")
 RETRY = "retry-5xx-under-pressure.json"  # refused: the pass would drop constraint c-retry
@@ -38,6 +38,11 @@ def memory(tmp_path: Path) -> Path:
     return path
 
 
+def standing(h: Harness) -> str:
+    widget = h.view.query_one("#standing", Static)
+    return plain(widget.content) if widget.display else ""
+
+
 async def test_the_trial_marks_and_counts_the_rules_at_risk(tmp_path: Path) -> None:
     pad = memory(tmp_path)
     async with inspector(pad, watch=False) as h:
@@ -45,7 +50,11 @@ async def test_the_trial_marks_and_counts_the_rules_at_risk(tmp_path: Path) -> N
         await h.pilot.press("t")
         trial = h.app.inspection.trial
         assert trial is not None and [e.label for e in trial.dropped] == ["n-log"]
-        assert "⚑ 2 rules at risk (unsealed) · 1 dropped by this pass  u lists them" in h.status
+        # the line under the gauge: the rules a pass may drop, and what this one drops of them
+        assert "1 dropped by this pass  (2 unsealed rules a pass may drop · u lists them)" in (
+            standing(h)
+        )
+        assert "rules at risk" not in h.status  # (said once, there)
         # the first line of each row: a rule at risk, kept or dropped by the trial
         assert "⚑ 1 rule at risk" in h.row("rewritable", "pref-fr").split("\n")[0]
         assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
@@ -53,7 +62,7 @@ async def test_the_trial_marks_and_counts_the_rules_at_risk(tmp_path: Path) -> N
         # stepped back to before the drop: the rule is at risk, not dropped
         await h.pilot.press("p")
         assert "⚑ 1 rule at risk" in h.row("rewritable", "n-log").split("\n")[0]
-        assert "dropped by this pass" not in h.status
+        assert "dropped by this pass" not in standing(h)
         await h.pilot.press("escape")
         assert "⚑" not in h.status and "⚑" not in h.row("rewritable", "pref-fr")
 
@@ -91,11 +100,11 @@ async def test_the_commit_confirmation_names_the_rules_it_drops(tmp_path: Path) 
 async def test_a_large_pad_finds_its_rules_in_a_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "RULES_AT_ONCE", 0)  # every pad is "large"
+    monkeypatch.setattr(inspector_module, "RULES_AT_ONCE", 0)  # every pad is "large"
     pad = memory(tmp_path)
     async with inspector(pad, watch=False) as h:
         await h.pilot.press("t")
-        await h.until(lambda: "⚑ 2 rules at risk" in h.status, "the rules found in a thread")
+        await h.until(lambda: "2 unsealed rules" in standing(h), "the rules found in a thread")
         assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
 
 

@@ -67,6 +67,9 @@ async def test_the_fleet_flags_a_corruption_written_while_it_was_closed(
         row = f.row("pad.json")
         assert row["alarms"] == "1" and row["worst"].strip() == "corruption"
         assert f.app.pads["pad.json"].inspection.current.number == 2
+        # and it says so, as it does of an alarm it sees happen
+        said = [n.message for n in f.notes if n.title == "CORRUPTION"]
+        assert said == ["pad.json v2: CONSTRAINT_WEAKENED. Enter opens it."]
 
 
 async def test_numbers_agree_between_inspector_history_and_restore(tmp_path: Path) -> None:

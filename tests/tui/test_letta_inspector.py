@@ -51,8 +51,8 @@ async def test_a_letta_agent_file_opens_read_only(tmp_path: Path) -> None:
         assert h.app.inspection.current.pad_file.pad.entries  # (the blocks are on screen)
         keys = footer(h)
         assert "t Trial" in keys and "c Commit" not in keys and "x Externalize" not in keys
-        assert h.app.check_action("commit", ()) is False
-        assert h.app.check_action("externalize", ()) is False
+        assert h.view.check_action("commit", ()) is False
+        assert h.view.check_action("externalize", ()) is False
         await h.pilot.press("c", "x")  # nothing happens: no dialog, no write
         await h.settle()
         assert h.app.screen is h.app.screen_stack[0] and not h.notes

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from padtui.core import formats
-from padtui.tui.app import FAILED
 from padtui.tui.fleet import FleetApp
+from padtui.tui.inspector import FAILED
 from tests.tui.conftest import (
     SAMPLES,
     SIZE,

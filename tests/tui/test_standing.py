@@ -27,7 +27,7 @@ SEALED_OVER = "sealed-over-budget.json"
 
 
 def standing(h: Harness) -> str:
-    widget = h.app.query_one("#standing", Static)
+    widget = h.view.query_one("#standing", Static)
     return plain(widget.content) if widget.display else ""
 
 

@@ -1,0 +1,1058 @@
+"""The inspector: one pad's screen, with its keys (trial, step, commit, externalize, budget,
+policy, history, alarms), over a :class:`~padtui.core.inspection.Inspection`.
+
+Every face of padtui that shows a pad shows it through this screen: the inspector app
+pushes it on the pad it watches, the fleet on the pad opened from its table, replay on a
+journal's versions and the demo on its scripted agent's pad; each adds its own keys at the
+app level and, where it narrates, writes the screen's narration line.
+
+A new reading is journaled and examined (parsed against the version on screen, counted,
+audited) in a worker thread; the screen gets it as a :class:`InspectorScreen.Seen` message
+and only takes it in, raises its alarm and draws.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from padtui.core import letta, store
+from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
+from padtui.core.errors import EncodingUnavailable, PadError
+from padtui.core.formats import READ_ONLY_FORMATS, PadFile, format_for_name
+from padtui.core.inspection import Alarm, Examined, Inspection, Observed, digest, journal_seen
+from padtui.core.model import Pad
+from padtui.core.rules import RuleMap
+from padtui.core.store import Snapshot
+from padtui.core.text import clean, one_line
+from padtui.core.watcher import Reading, read_settled, watch_pad
+from padtui.tui.concept import ConceptScreen
+from padtui.tui.screens import (
+    AlarmsScreen,
+    BudgetScreen,
+    CommitScreen,
+    HelpScreen,
+    HistoryScreen,
+    RefusalScreen,
+    RulesScreen,
+    WayOut,
+    way_out,
+)
+from padtui.tui.verdicts import verdict_style
+from padtui.tui.widgets import NEAR_LIMIT, BudgetGauge, EntryPane, Row, StatusLine, TopBar
+
+# the line under the gauge names the unsealed rules a pass may drop: found at once on the
+# screen's thread for a pad this small (a few ms), else in a thread, off the watch path
+RULES_AT_ONCE = 200
+# after padtui itself fails on a pad's content, the pad is read again this often (seconds)
+# until it reads: the view shows the failure meanwhile, and recovers once the pad is mended
+RETRY_AFTER_FAILURE = 1.0
+# the newest journaled versions the inspector takes in when it opens a pad (its history then
+# starts there), fewer when they hold more than RECENT_BYTES (about 40 ms a 100 KB version):
+# the version on disk is audited against the last of them
+RECENT_VERSIONS = 16
+RECENT_BYTES = 500_000
+
+# actions that write the pad: not offered on a pad padtui only reads (a Letta agent file)
+WRITE_ACTIONS = frozenset({"commit", "externalize"})
+# actions on the pad: not offered while a dialog or the history covers the screen (its
+# footer, dimmed under them, lists only what still answers there)
+PAD_ACTIONS = WRITE_ACTIONS | {
+    "trial",
+    "step_next",
+    "step_prev",
+    "leave_trial",
+    "back",
+    "budget_down",
+    "budget_up",
+    "budget_set",
+    "switch_policy",
+    "rules",
+}
+
+FAILED = "padtui failed to read it"
+
+
+def failure(path: str, exc: BaseException) -> str:
+    """padtui's own failure on one pad (an exception no check foresaw), as the one line a
+    view shows in place of the pad: never a crash of the view, nor of the fleet."""
+    what = one_line(f"{type(exc).__name__}: {exc}", 160)
+    return f"{store.UNREADABLE}: {path}: {FAILED} ({what})"
+
+
+def settle_memory() -> None:
+    """Once a new version is on screen, set what is in memory aside from the cyclic
+    garbage collector. Every version stays for the session (history, audits), and a full
+    collection over the versions of a large pad takes 100-200 ms: a write landing meanwhile
+    would wait it out. Young garbage is collected first. (The app unfreezes it all as it
+    ends: tests run many apps in one process.)"""
+    gc.collect(1)
+    gc.freeze()
+
+
+def open_journal(
+    insp: Inspection, journal: store.JournalArg, recent: int, most_bytes: int | None = RECENT_BYTES
+) -> str | None:
+    """(a worker thread) Take in the newest journaled versions of the pad and the alarms
+    acknowledged there; returns why the journal could not be read, if it could not."""
+    if journal is False:
+        return None
+    try:
+        j = store.journal_of(insp.path, journal)
+        if j is not None and os.path.exists(j.path):
+            j.check_owner()  # (--journal naming another pad's: not taken in)
+            insp.open_journal(j, recent, most_bytes)
+    except (OSError, PadError) as exc:
+        return str(exc)
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prepared:
+    """A reading of a pad journaled and examined off the screen's thread, to be taken in."""
+
+    reading: Reading
+    examined: Examined | None = None  # a version not on screen yet
+    number: int | None = None  # its number in the journal
+    origin: str | None = None  # who made it, when padtui did
+    journal_error: str | None = None
+    failed: str | None = None  # padtui's own failure on it (see failure)
+
+
+def prepare(insp: Inspection, reading: Reading, journal: store.JournalArg) -> Prepared:
+    """(a worker thread) Journal a new version first, then examine it against the version
+    taken in last; padtui's own failure is the pad's state, never the view's crash."""
+    snapshot = reading.snapshot
+    if reading.state != "version" or snapshot is None:
+        return Prepared(reading=reading)
+    try:
+        is_new = not insp.versions or insp.current.digest != digest(snapshot.data)
+        number, origin, problem = None, None, None
+        if is_new and journal is not False:
+            try:
+                number, origin = journal_seen(snapshot, journal)
+            except (OSError, PadError) as exc:
+                problem = str(exc)
+        examined = insp.examine(snapshot) if is_new else None
+    except EncodingUnavailable as exc:  # the file names an encoding not here
+        return Prepared(reading=reading, failed=str(exc))
+    except Exception as exc:  # (see failure)
+        return Prepared(reading=reading, failed=failure(insp.path, exc))
+    return Prepared(
+        reading=reading, examined=examined, number=number, origin=origin, journal_error=problem
+    )
+
+
+class InspectorScreen(Screen[None]):
+    """One pad: its sealed and rewritable regions, the budget gauge, what stands, the
+    status, and the keys to trial, step and commit a compaction safely."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # help and quit first: the footer shows as many keys as the terminal is wide
+        Binding(
+            "question_mark",
+            "help",
+            "Help",
+            id="help",
+            key_display="?",
+            tooltip="Keys and what the panes mean",
+        ),
+        Binding("q", "app.quit", "Quit", id="quit", tooltip="Quit padtui"),
+        Binding(
+            "t", "trial", "Trial", id="trial", tooltip="Trial a compaction of the current version"
+        ),
+        Binding(
+            "n", "step_next", "Next drop", id="step.next", tooltip="Step the trial one drop forward"
+        ),
+        Binding(
+            "p", "step_prev", "Prev drop", id="step.prev", tooltip="Step the trial one drop back"
+        ),
+        Binding(
+            "escape",
+            "leave_trial",
+            "Leave trial",
+            id="trial.leave",
+            show=False,
+            tooltip="Leave the trial; nothing is written",
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            id="back",
+            tooltip="Back to where the pad was opened from (the fleet)",
+        ),
+        Binding(
+            "c", "commit", "Commit", id="commit", tooltip="Commit the trial (shows the diff first)"
+        ),
+        Binding(
+            "x",
+            "externalize",
+            "Externalize",
+            id="externalize",
+            tooltip="Seal the selected constraint, negative fact or loss record",
+        ),
+        Binding(
+            "left_square_bracket",
+            "budget_down",
+            "Budget −",
+            id="budget.down",
+            key_display="[",
+            tooltip="Budget down 10 %",
+        ),
+        Binding(
+            "right_square_bracket",
+            "budget_up",
+            "Budget +",
+            id="budget.up",
+            key_display="]",
+            tooltip="Budget up 10 %",
+        ),
+        Binding("b", "budget_set", "Budget", id="budget.set", tooltip="Type a budget"),
+        Binding("s", "switch_policy", "Policy", id="policy", tooltip="Switch policy strict / seed"),
+        Binding(
+            "u",
+            "rules",
+            "Rules at risk",
+            id="rules",
+            show=False,
+            tooltip="Every unsealed rule a pass may drop, those the trial drops first",
+        ),
+        Binding(
+            "h",
+            "history",
+            "History",
+            id="history",
+            tooltip="Versions seen, with the verdict of each rewrite",
+        ),
+        Binding(
+            "a",
+            "alarms",
+            "Alarms",
+            id="alarms",
+            tooltip="Corruption and undeclared loss seen so far",
+        ),
+        Binding(
+            "i",
+            "concept",
+            "Why?",
+            id="concept",
+            tooltip="Compaction or corruption: the concept, with this pad as the example",
+        ),
+    ]
+
+    class Seen(Message):
+        """A reading of the pad, journaled and examined in a worker thread (this screen's
+        own watch, or the fleet's reader of the pad): the screen takes it in."""
+
+        def __init__(self, prepared: Prepared) -> None:
+            super().__init__()
+            self.prepared = prepared
+
+    def __init__(
+        self,
+        inspection: Inspection,
+        *,
+        pad_format: str | None = None,
+        journal: store.JournalArg = True,
+        opening: bool = True,
+        watching: bool = True,
+        back: bool = False,
+        read_only: str | None = None,
+        narration: bool = False,
+        lock: threading.Lock | None = None,
+    ) -> None:
+        """``opening``: take in the pad's journal and read the pad first (else the
+        inspection is shown as it is); ``watching``: then follow the pad's writes here
+        (else whoever pushed the screen sends them, as :class:`Seen`); ``back``: escape
+        with no trial open dismisses the screen; ``read_only``: why nothing is written
+        from here, whatever the pad; ``narration``: a line above the panes for the app
+        to narrate in; ``lock``: held while a version is taken in (a reader in another
+        thread examines the same inspection)."""
+        super().__init__()
+        self.inspection = inspection
+        self.pad_format = pad_format  # --format: read the pad as this format, whatever its name
+        self.journal = journal
+        self.opening = opening
+        self.watching = watching
+        self.back = back
+        self.read_only_reason = read_only
+        self.narration = narration
+        self.pad_lock = lock
+        self.ready = asyncio.Event()  # the first reading is on screen
+        self.watch_armed = asyncio.Event()  # from now on, every write to the pad is seen
+        # the unsealed rules of the version on screen (by its digest), and the version a
+        # worker finds them for
+        self._at_risk: tuple[str, tuple[RuleAtRisk, ...]] | None = None
+        self._at_risk_sought: str | None = None
+        self._limits: tuple[str, list[letta.BlockLimit]] | None = None  # (by version digest)
+        self._to_change = False  # a new version came: the rewritable pane moves to its change
+        self._keys: tuple[bool, str | None] | None = None  # what the footer was drawn for
+
+    # --- layout --------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(id="topbar")
+        if self.narration:
+            yield Static(id="narration")
+        with Horizontal(id="panes"):
+            yield EntryPane("sealed", id="sealed")
+            yield EntryPane("rewritable", id="rewritable")
+        yield BudgetGauge(id="gauge")
+        yield Static(id="standing")  # what stays true of the pad: halted, rules at risk
+        yield StatusLine(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#rewritable", EntryPane).focus()
+        if not self.opening:
+            self.refresh_view()
+            self.ready.set()
+            return
+        self._say_reading()
+        self.call_after_refresh(self._first_reading)  # once that is on screen
+
+    async def _first_reading(self) -> None:
+        insp = self.inspection
+        try:
+            problem = await asyncio.to_thread(open_journal, insp, self.journal, RECENT_VERSIONS)
+            if problem is not None:
+                self.notify(f"journal not read: {problem}", severity="warning")
+            reading = await read_settled(insp.path, fmt=self.pad_format)
+            prepared = await asyncio.to_thread(prepare, insp, reading, self.journal)
+        except Exception as exc:  # (see failure)
+            prepared = Prepared(reading=Reading("unreadable", detail=failure(insp.path, exc)))
+        self.take_prepared(prepared)
+        self._announce_outstanding()
+        self.ready.set()
+        if self.watching:
+            self.follow_pad()
+
+    def _announce_outstanding(self) -> None:
+        """The alarms found on opening (written while padtui was closed), announced once."""
+        alarms = self.inspection.outstanding
+        if alarms:
+            self._announce_alarm(alarms[-1], len(alarms))
+
+    def _say_reading(self) -> None:
+        """Say "reading PAD" on screen before the first reading is taken in: a pad of a
+        million tokens takes seconds to count, audit and lay out."""
+        self.refresh_view()
+        try:
+            size = f" ({os.path.getsize(self.inspection.path) / 2**20:.1f} MiB)"
+        except OSError:
+            size = ""
+        name = os.path.basename(self.inspection.path)
+        self.query_one("#status", StatusLine).update(
+            Text(clean(f"reading {name}{size}…"), style="dim")
+        )
+
+    # --- the watch: reading → journal → audit in a worker, taken in here ------------------
+
+    @work(exclusive=True, group="watch")
+    async def follow_pad(self) -> None:
+        """Follow the pad; where padtui fails on it, show that and follow it anew."""
+        first = True
+        path = self.inspection.path
+        while True:
+            try:
+                await self._follow(first)
+                return
+            except Exception as exc:  # the watch ends with it: shown, then watched anew
+                self.post_message(
+                    self.Seen(Prepared(reading=Reading("unreadable", detail=failure(path, exc))))
+                )
+            # (each new watch reads the pad first: no write made meanwhile is missed)
+            self.watch_armed.set()
+            await asyncio.sleep(RETRY_AFTER_FAILURE)
+            first = False  # the new watch's first reading is one to take in
+
+    async def _follow(self, first: bool) -> None:
+        insp = self.inspection
+        async for reading in watch_pad(insp.path, previous=self._on_screen, fmt=self.pad_format):
+            if not self.is_attached:  # a settled read can outlast the screen on the way out
+                return
+            if first:  # the initial reading was taken on mount
+                first = False
+                self.watch_armed.set()  # (the top bar says "live" from now on)
+                if reading.state != "version" or reading.pad_file is None:
+                    self.refresh_view()
+                    continue
+            prepared = await asyncio.to_thread(prepare, self.inspection, reading, self.journal)
+            self.post_message(self.Seen(prepared))
+
+    def _on_screen(self) -> PadFile | None:
+        """The version on screen: a new one is read against it (only its changes parsed)."""
+        insp = self.inspection
+        return insp.current.pad_file if insp.versions else None
+
+    def on_screen_suspend(self) -> None:
+        self.refresh_bindings()  # (covered: see check_action)
+
+    def on_screen_resume(self) -> None:
+        self.refresh_bindings()
+
+    def on_inspector_screen_seen(self, message: InspectorScreen.Seen) -> None:
+        message.stop()
+        self.take_prepared(message.prepared)
+
+    # --- readings ------------------------------------------------------------------------
+
+    def take(self, reading: Reading) -> None:
+        """Take a reading in on the screen's thread (a commit's own read-back, a test)."""
+        self.take_prepared(prepare(self.inspection, reading, self.journal))
+
+    def take_prepared(self, prepared: Prepared) -> None:
+        """Show a new reading of the file (errors keep the last good version on screen)."""
+        lock = self.pad_lock if self.pad_lock is not None else contextlib.nullcontext()
+        with lock:
+            try:
+                self._take(prepared)
+            except Exception as exc:  # (see failure)
+                self.inspection.unreadable(failure(self.inspection.path, exc))
+        self.refresh_view()
+
+    def _take(self, prepared: Prepared) -> None:
+        insp = self.inspection
+        reading = prepared.reading
+        if prepared.journal_error is not None:
+            self.notify(f"journal not written: {prepared.journal_error}", severity="warning")
+        if prepared.failed is not None:
+            insp.unreadable(prepared.failed)
+        elif reading.state == "deleted":
+            insp.deleted()
+        elif reading.state == "unreadable":
+            insp.unreadable(reading.detail)
+        elif prepared.examined is None:
+            insp.status, insp.status_detail = "live", ""  # (the version on screen, read again)
+        else:
+            observed = insp.take_in(
+                prepared.examined, origin=prepared.origin, number=prepared.number
+            )
+            if observed is not None:
+                self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)
+                self._announce(observed)
+                self.call_after_refresh(settle_memory)
+
+    def _announce(self, observed: Observed) -> None:
+        if observed.trial_invalidated:
+            self.notify(
+                "The pad changed: the trial was made on the old version and is "
+                "closed. Press t to trial again.",
+                title="trial closed",
+            )
+        if observed.alarm is not None:
+            self._announce_alarm(observed.alarm)
+
+    def _announce_alarm(self, alarm: Alarm, outstanding: int = 1) -> None:
+        more = f" ({outstanding} alarms not acknowledged)" if outstanding > 1 else ""
+        codes = (
+            ", ".join(sorted({f.code for f in alarm.audit.findings if f.severity == "critical"}))
+            or "UNDECLARED_LOSS"
+        )
+        if alarm.critical:
+            self.app.bell()
+            self.notify(
+                f"version {alarm.version.number}: {codes}{more}. Press a for the findings.",
+                title="CORRUPTION",
+                severity="error",
+                timeout=30,
+            )
+        else:
+            self.notify(
+                f"version {alarm.version.number}: rewritable content lost without a "
+                f"declaration{more}. Press a for the findings.",
+                title="undeclared loss",
+                severity="warning",
+                timeout=10,
+            )
+
+    # --- drawing -------------------------------------------------------------------------
+
+    def refresh_view(self) -> None:
+        insp = self.inspection
+        keys = (insp.trial is not None, self.read_only)
+        if keys != self._keys:  # (what escape does, what is written: the footer follows)
+            self._keys = keys
+            self.refresh_bindings()
+        self._draw_topbar()
+        if not insp.versions:
+            self.query_one("#status", StatusLine).update(
+                Text(clean(insp.status_detail or "waiting for the pad"), style="bold red")
+            )
+            return
+        self._draw_panes()
+        self._draw_gauge()
+        self._draw_standing()
+        self._draw_status()
+
+    def _draw_topbar(self) -> None:
+        insp = self.inspection
+        state = {
+            "live": ("● live", "green"),
+            "unreadable": ("◌ mid-write?", "yellow"),
+            "deleted": ("✕ deleted", "red"),
+            "waiting": ("… reading", "dim"),
+        }
+        label, style = state.get(insp.status, (insp.status, ""))
+        if not self.watching and not self.watch_armed.is_set():  # (nor anyone else: fleet)
+            label, style = "■ not watching", "dim"
+        elif insp.status == "live" and not self.watch_armed.is_set():
+            label, style = state["waiting"]  # not live until a write would be seen
+        parts = [(Text("padtui ", style="bold"), 0), (Text(label, style=style), 0)]
+        alarms = len(insp.outstanding)
+        if alarms:
+            parts.append((Text(f"  ⚠ {alarms} alarm{'s' if alarms > 1 else ''}", "bold red"), 0))
+        if self.read_only is not None:
+            parts.append((Text("  read-only", style="bold yellow"), 0))
+        if insp.versions:  # (left out from the right as the terminal narrows)
+            limits = self._letta_limits()
+            budget = f" · budget {insp.budget}"
+            if limits is not None:  # (Letta budgets each block in characters)
+                budget = (
+                    f" · limits {sum(b.limit or 0 for b in limits)} chars"
+                    f" · trial budget {insp.budget} tok"
+                )
+            parts += [
+                (Text(f"  · v{insp.current.number}"), 1),
+                (Text(budget), 2),
+                (Text(f" · policy {insp.policy}"), 3),
+                (Text(f" · {insp.counter.encoding}"), 4),
+            ]
+        folder, name = os.path.split(clean(insp.path))
+        parts.append((Text(f"  {name}", style="bold cyan"), -1))  # (always shown)
+        parts.append((Text(f"  {folder}", style="dim"), 5))
+        self.query_one("#topbar", TopBar).show(parts)
+
+    def _draw_panes(self) -> None:
+        insp = self.inspection
+        pad = insp.current.pad_file.pad
+        costs = insp.counter.count_many(e.text for e in pad.entries)
+        dropped = {e.index for e in insp.previewed_drops}
+        focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
+        flagged = self._flagged()
+        limits = {b.id: b for b in self._letta_limits() or ()}
+        rules: dict[int, int] = {}  # in a trial: each entry's rules at risk
+        for r in self._unsealed_rules() or () if insp.trial is not None else ():
+            rules[r.entry.index] = rules.get(r.entry.index, 0) + 1
+        sealed_rows: list[Row] = []
+        rewritable_rows: list[Row] = []
+        for e, cost in zip(pad.entries, costs, strict=True):
+            row = Row(
+                e,
+                cost,
+                hazard=e.protected and not e.sealed,
+                dropped=e.index in dropped,
+                focus=e.index == focus,
+                finding=flagged.get(e.id) if e.id is not None else None,
+                rules=rules.get(e.index, 0),
+                limit=_chars(limits.get(e.label)),
+            )
+            (sealed_rows if e.sealed else rewritable_rows).append(row)
+        trial = insp.trial
+        sealed_tokens = insp.current.sealed_tokens
+        if trial is not None and trial.loss_record is not None and insp.step:
+            sealed_rows.append(Row(trial.loss_record, trial.record_tokens, pending=True))
+            sealed_tokens += trial.record_tokens  # (the pending record is counted too)
+        to_change, self._to_change = self._to_change, False
+        self.query_one("#sealed", EntryPane).show(
+            sealed_rows, f"{len(sealed_rows)} entries · {sealed_tokens} tok"
+        )
+        rewritable_tokens = insp.current.tokens - insp.current.sealed_tokens
+        self.query_one("#rewritable", EntryPane).show(
+            rewritable_rows, f"{len(rewritable_rows)} entries · {rewritable_tokens} tok", to_change
+        )
+
+    def _flagged(self) -> dict[str, str]:
+        """Ids named by a critical finding of the last rewrite, or of an alarm not yet dealt
+        with (acknowledged, or undone by a restore), with the finding's code: the mark stays
+        on the entry until then, not only until the next write."""
+        insp = self.inspection
+        audits = [insp.current.audit] + [a.audit for a in reversed(insp.outstanding)]
+        flagged: dict[str, str] = {}
+        for result in audits:
+            for f in result.findings if result is not None else ():
+                if f.severity == "critical":
+                    for label in f.entries:
+                        flagged.setdefault(label, f.code)
+        return flagged
+
+    def _draw_gauge(self) -> None:
+        insp = self.inspection
+        gauge = self.query_one("#gauge", BudgetGauge)
+        gauge.budget = insp.budget
+        gauge.sealed = insp.current.sealed_tokens
+        gauge.rewritable = insp.current.tokens - insp.current.sealed_tokens
+        trial = insp.trial
+        if trial is None or trial.refused:
+            gauge.after = None
+        else:
+            record = trial.record_tokens if insp.step else 0
+            sealed_after = insp.current.sealed_tokens + record
+            gauge.after = (sealed_after, insp.preview_tokens - sealed_after)
+        gauge.chars = _chars_gauge(self._letta_limits())
+        gauge.refresh(layout=True)
+
+    def _draw_standing(self) -> None:
+        """The states that hold as long as the pad stays so, not a notice that fades: the
+        halt (the sealed region alone over the budget), and the rules a pass may drop."""
+        insp = self.inspection
+        line = Text()
+        if insp.halted:
+            v = insp.current
+            line.append(" HALT ", style="bold white on red")
+            line.append(
+                f" the sealed region alone ({v.sealed_tokens} tok) is over the budget "
+                f"({insp.budget}): no compaction can help; a person consolidates it, or the "
+                "budget goes up (] or b)",
+                style="bold red",
+            )
+        rules = self._unsealed_rules()
+        gone = {e.index for e in insp.previewed_drops}
+        if rules is None:
+            line.append("\n" if line else "")
+            line.append("⚑ looking for the rules at risk…", style="dim")
+        elif rules:
+            names: dict[str, bool] = {}
+            # the protected kinds first (an unsealed constraint is the one to seal), then
+            # the others, each in file order
+            for r in sorted(rules, key=lambda r: not r.entry.protected):
+                names[r.entry.label] = names.get(r.entry.label, False) or r.entry.index in gone
+            dropped_now = sum(r.entry.index in gone for r in rules)
+            n = len(rules)
+            width = self.size.width or 80
+            # what follows the names: the longest form that leaves them some room
+            tails = [
+                (
+                    f"  {dropped_now} dropped by this pass" if dropped_now else "",
+                    f"  ({n} unsealed rule{'s' if n > 1 else ''} a pass may drop · u lists them)",
+                ),
+                (
+                    f"  {dropped_now} dropped" if dropped_now else "",
+                    f"  ({n} rule{'s' if n > 1 else ''} · u lists them)",
+                ),
+            ]
+            fits = [t for t in tails if width - 13 - len(t[0] + t[1]) >= 24]
+            red, dim = fits[0] if fits else tails[-1]
+            room = max(12, width - 13 - len(red + dim))
+            risk = Text(no_wrap=True, overflow="ellipsis")
+            risk.append("⚠ at risk: ", style="bold yellow")
+            start = risk.cell_len
+            for shown, (name, dropped) in enumerate(names.items()):
+                word = ("✗ " if dropped else "") + one_line(name, 40)
+                more = f", … +{len(names) - shown} more"
+                if shown and risk.cell_len - start + len(word) + 2 + len(more) > room:
+                    risk.append(more, style="yellow")
+                    break
+                risk.append(", " if shown else "")
+                risk.append(word, style="bold red" if dropped else "yellow")
+            risk.append(red, style="bold red")
+            risk.append(dim, style="dim")
+            line.append("\n" if line else "")
+            line.append_text(risk)
+        standing = self.query_one("#standing", Static)
+        standing.update(line)
+        standing.display = bool(line)
+
+    def _unsealed_rules(self) -> tuple[RuleAtRisk, ...] | None:
+        """The unsealed rules of the version on screen (a pass may drop them; a trial's
+        are the same, its drops marked by the preview), or None while a thread still looks
+        for them in a large pad. One cache, by the version's digest."""
+        insp = self.inspection
+        v = insp.current
+        if self._at_risk is not None and self._at_risk[0] == v.digest:
+            return self._at_risk[1]
+        pad = v.pad_file.pad
+        if len(pad.entries) <= RULES_AT_ONCE:
+            self._at_risk = (v.digest, unsealed_rules(pad, insp.rule_map))
+            return self._at_risk[1]
+        if self._at_risk_sought != v.digest:
+            self._at_risk_sought = v.digest
+            self.find_unsealed_rules(v.digest, pad, insp.rule_map)
+        return None
+
+    @work(exclusive=True, group="at-risk", thread=True)
+    def find_unsealed_rules(self, digest: str, pad: Pad, rule_map: RuleMap | None) -> None:
+        try:
+            rules = unsealed_rules(pad, rule_map)
+        except Exception as exc:  # (see failure)
+            self._failed_in_thread(exc, "rules at risk not found")
+            return
+        self.app.call_from_thread(self._at_risk_ready, digest, rules)
+
+    def _at_risk_ready(self, digest: str, rules: tuple[RuleAtRisk, ...]) -> None:
+        self._at_risk = (digest, rules)
+        if self.inspection.versions and self.inspection.current.digest == digest:
+            self.refresh_view()
+
+    def _failed_in_thread(self, exc: Exception, title: str, timeout: float | None = None) -> None:
+        """(worker thread) padtui's own failure at some work on the pad, as an error notice."""
+        self.app.call_from_thread(
+            self.notify,
+            failure(self.inspection.path, exc),
+            title=title,
+            severity="error",
+            timeout=timeout,
+        )
+
+    def _draw_status(self) -> None:
+        insp = self.inspection
+        status = self.query_one("#status", StatusLine)
+        trial = insp.trial
+        line = Text()
+        if trial is not None:
+            line.append_text(self._trial_line(trial))
+        else:
+            v = insp.current
+            line.append(f" {v.verdict} ", style=verdict_style(self.app.theme_variables, v.verdict))
+            critical = sorted(
+                {f.code for f in v.audit.findings if f.severity == "critical"}
+                if v.audit is not None
+                else set()
+            )
+            if critical:
+                line.append("  " + ", ".join(critical), style="bold red")
+                line.append(" · a: findings · i: why", style="dim")
+            line.append(
+                f"  last rewrite (v{v.number}, {one_line(v.origin, 20)}) · {v.tokens} tok · "
+                f"{v.claims} claims · press t to trial a compaction"
+            )
+        if insp.status in ("unreadable", "deleted"):
+            line.append("\n")
+            line.append(
+                clean(insp.status_detail) + " — showing the last good version", style="bold yellow"
+            )
+        status.update(line)
+
+    def _trial_line(self, trial: Plan) -> Text:
+        insp = self.inspection
+        line = Text()
+        if trial.refused:
+            line.append(f" refused {trial.code} ", style="bold white on red")
+            line.append(f"  {clean(trial.message)}")
+            if trial.way_out:
+                way = way_out(trial, insp.path, self.pad_format)
+                line.append(f"  way out: {one_line(way)}", style="bold")
+            if self.read_only is None:
+                line.append("  (c explains)", style="dim")
+            return line
+        line.append(f" {trial.verdict} ", style="bold black on green")
+        line.append(
+            f"  {trial.policy} · step {insp.step}/{len(trial.dropped)} drops · "
+            f"{trial.tokens_total} → {insp.preview_tokens} tok · claims "
+            f"{trial.claims_before} → {insp.preview_claims}"
+        )
+        if trial.dropped and self.read_only is not None:
+            line.append("  n/p step · esc leave · read-only: nothing is written", style="dim")
+        elif trial.dropped:
+            line.append("  n/p step · c commit · esc leave", style="dim")
+        over = trial.over_dropping_line()
+        if over is not None:
+            line.append("\n" + one_line(over), style="yellow")
+        return line
+
+    # --- actions -------------------------------------------------------------------------
+
+    def _need_version(self) -> bool:
+        if not self.inspection.versions:
+            self.notify("No version of the pad has been read yet.", severity="warning")
+            return False
+        return True
+
+    def action_trial(self) -> None:
+        if self._need_version():
+            self.inspection.start_trial()
+            self.refresh_view()
+
+    def action_step_next(self) -> None:
+        if self.inspection.trial is None:
+            self.notify("Press t to trial a compaction first.")
+        elif self.inspection.step_forward():
+            self.refresh_view()
+
+    def action_step_prev(self) -> None:
+        if self.inspection.trial is None:
+            self.notify("Press t to trial a compaction first.")
+        elif self.inspection.step_back():
+            self.refresh_view()
+
+    def action_commit(self) -> None:
+        insp = self.inspection
+        if not self._need_version():
+            return
+        trial = insp.trial or insp.start_trial()
+        self.refresh_view()
+        if trial.refused:
+            self.app.push_screen(
+                RefusalScreen(trial, insp.path, self.pad_format),
+                partial(self._after_refusal, trial),
+            )
+        elif not trial.dropped:
+            self.notify("The pad fits its budget: nothing to commit.")
+        else:
+            self.app.push_screen(
+                CommitScreen(trial, insp.path), partial(self._after_confirm, trial)
+            )
+
+    def _still_open(self, trial: Plan) -> bool:
+        """Is ``trial`` still the open trial (no new version came while a dialog was up)?"""
+        if self.inspection.trial is trial:
+            return True
+        self.notify(
+            "The pad changed while the dialog was open. Press t to trial again.",
+            title="nothing written",
+            severity="warning",
+        )
+        return False
+
+    def _after_confirm(self, trial: Plan, confirmed: bool | None) -> None:
+        if confirmed and self._still_open(trial):
+            snapshot = self.inspection.current.snapshot  # the version the trial was made from
+            self.inspection.end_trial()  # reading our own write back must not "close" it
+            self.refresh_view()
+            self.write_commit(snapshot, trial)
+
+    def _after_refusal(self, trial: Plan, choice: WayOut | None) -> None:
+        if choice is None or not self._still_open(trial):
+            return
+        if choice.externalize:
+            self.write_externalize(self.inspection.current.snapshot, list(choice.externalize))
+        elif choice.budget is not None:
+            self.inspection.set_budget(choice.budget)  # (the trial is made again at it)
+            self.notify(f"budget {choice.budget}: the trial again")
+            self.refresh_view()
+
+    def action_rules(self) -> None:
+        insp = self.inspection
+        if not self._need_version():
+            return
+        rules = self._unsealed_rules()
+        if rules is None:
+            self.notify("Still looking for the rules at risk: a moment.")
+            return
+        if insp.trial is None:
+            insp.start_trial()
+        self.refresh_view()
+        self.app.push_screen(RulesScreen(rules, {e.index for e in insp.previewed_drops}))
+
+    def action_externalize(self) -> None:
+        if not self._need_version():
+            return
+        pane = self.focused if isinstance(self.focused, EntryPane) else None
+        row = pane.selected_row if pane is not None else None
+        if row is None or row.pending:
+            self.notify("Select an entry in a pane first.")
+            return
+        e = row.entry
+        if e.sealed:
+            self.notify(f"{clean(e.label)} is already sealed.")
+        elif not e.protected:
+            self.notify(
+                f"{clean(e.label)} is a {clean(e.kind)}: only constraints, negative "
+                "facts and loss records are externalized.",
+                severity="warning",
+            )
+        else:
+            snapshot = self.inspection.current.snapshot
+            self.write_externalize(snapshot, [snapshot.pad.name_of(e)])
+
+    @work(exclusive=True, group="write", thread=True)
+    def write_commit(self, snapshot: Snapshot, trial: Plan) -> None:
+        self._write(
+            lambda: store.commit(snapshot, trial, journal=self.journal),
+            f"committed: dropped {len(trial.dropped)}, "
+            f"{trial.tokens_total} → {trial.tokens_after} tok",
+        )
+
+    @work(exclusive=True, group="write", thread=True)
+    def write_externalize(self, snapshot: Snapshot, labels: list[str]) -> None:
+        self._write(
+            lambda: store.externalize(snapshot, labels, journal=self.journal),
+            "externalized " + ", ".join(labels),
+        )
+
+    def _write(self, commit: Callable[[], Snapshot], what: str) -> None:
+        """Run a safe commit (in a worker thread); every failure lands here, as a notice."""
+        try:
+            written = commit()
+        except (store.CommitError, PadError) as exc:
+            self.app.call_from_thread(
+                self.notify,
+                clean(exc.line()),
+                title="nothing written",
+                severity="error",
+                timeout=10,
+            )
+            return
+        except OSError as exc:  # a full disk, a folder gone read-only: not a crash
+            self.app.call_from_thread(
+                self.notify,
+                clean(f"{self.inspection.path}: {exc.strerror or exc}"),
+                title="write failed",
+                severity="error",
+                timeout=10,
+            )
+            return
+        except Exception as exc:  # (see failure): the pad is left as it was
+            self._failed_in_thread(exc, "nothing written", timeout=10)
+            return
+        self.app.call_from_thread(self._written, written, what)
+
+    def _written(self, written: Snapshot, what: str) -> None:
+        self.inspection.note_own_write(written.data)
+        self.inspection.end_trial()
+        self.notify(clean(what), title="written")
+        self.take(Reading("version", written))
+
+    def action_budget_down(self) -> None:
+        if self._need_version():
+            self.inspection.scale_budget(up=False)
+            self.refresh_view()
+
+    def action_budget_up(self) -> None:
+        if self._need_version():
+            self.inspection.scale_budget(up=True)
+            self.refresh_view()
+
+    def action_budget_set(self) -> None:
+        if self._need_version():
+            self.app.push_screen(BudgetScreen(self.inspection.budget), self._budget_typed)
+
+    def _budget_typed(self, value: int | None) -> None:
+        if value is not None:
+            self.inspection.set_budget(value)
+            self.refresh_view()
+
+    def action_switch_policy(self) -> None:
+        if self._need_version():
+            policy = self.inspection.switch_policy()
+            self.notify(f"policy: {policy}")
+            self.refresh_view()
+
+    def action_history(self) -> None:
+        if self._need_version():
+            self.app.push_screen(HistoryScreen(self.inspection.versions))
+
+    def action_alarms(self) -> None:
+        self.app.push_screen(
+            AlarmsScreen(self.inspection.alarms, self.inspection.outstanding), self._acknowledge
+        )
+
+    def _acknowledge(self, numbers: set[int] | None) -> None:
+        """The alarms the user acknowledged on the alarms screen: recorded in the journal
+        (so that ``padtui history`` and the next session know), then off the top bar."""
+        if not numbers:
+            return
+        insp = self.inspection
+        try:
+            journal = store.journal_of(insp.path, self.journal)
+            if journal is not None:
+                for n in sorted(numbers):
+                    journal.acknowledge(n)
+        except (OSError, PadError) as exc:
+            self.notify(f"acknowledged here only; journal not written: {exc}", severity="warning")
+        insp.acknowledge(numbers)
+        listed = ", ".join(f"v{n}" for n in sorted(numbers))
+        self.notify(f"acknowledged: {listed}", title="alarms")
+        self.refresh_view()
+
+    def action_concept(self) -> None:
+        self.app.push_screen(ConceptScreen(self.inspection))
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def action_leave_trial(self) -> None:
+        if self.inspection.trial is not None:
+            self.inspection.end_trial()
+            self.refresh_view()
+        elif self.back:
+            self.dismiss(None)
+
+    def action_back(self) -> None:
+        self.action_leave_trial()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """What the footer offers and the keys do: those that write the pad, nothing on a
+        pad padtui only reads; those on the pad, nothing while the screen is covered; and
+        escape says "Back" only where there is somewhere to go back to, and then only once
+        no trial is open (it leaves the trial first)."""
+        if action in WRITE_ACTIONS and self.read_only is not None:
+            return False
+        if action in PAD_ACTIONS and self.is_attached and self.app.screen is not self:
+            # (the command palette lists and runs them, on this screen)
+            return isinstance(self.app.screen, CommandPalette)
+        if action == "back":
+            return self.back and self.inspection.trial is None
+        if action == "leave_trial":
+            return self.inspection.trial is not None or not self.back
+        return True
+
+    @property
+    def read_only(self) -> str | None:
+        """Why padtui does not write this pad back (a Letta agent file, a memory export), or
+        None: it does."""
+        insp = self.inspection
+        if self.read_only_reason is not None:
+            return self.read_only_reason
+        if insp.versions:
+            layout = insp.current.pad_file.layout
+            return READ_ONLY_FORMATS.get(layout.format) or layout.read_only
+        return READ_ONLY_FORMATS.get(self.pad_format or format_for_name(insp.path) or "")
+
+    def _letta_limits(self) -> list[letta.BlockLimit] | None:
+        """A Letta agent file's blocks: characters against each one's limit (else None)."""
+        insp = self.inspection
+        if not insp.versions or insp.current.pad_file.layout.format != "af":
+            return None
+        v = insp.current
+        key = v.digest
+        if self._limits is None or self._limits[0] != key:
+            pad = v.pad_file.pad
+            costs = insp.counter.count_many(e.text for e in pad.entries)
+            found = letta.limits(pad, dict(zip((e.index for e in pad.entries), costs, strict=True)))
+            self._limits = (key, found)
+        return self._limits[1]
+
+
+def _chars(block: letta.BlockLimit | None) -> tuple[int, int] | None:
+    if block is None or block.limit is None:
+        return None
+    return block.chars, block.limit
+
+
+def _chars_gauge(blocks: list[letta.BlockLimit] | None) -> tuple[int, int, int, str] | None:
+    """The gauge of a Letta agent file: characters against the blocks' limits summed."""
+    if not blocks or all(b.limit is None for b in blocks):
+        return None
+    sealed = sum(b.chars for b in blocks if b.sealed)
+    rewritable = sum(b.chars for b in blocks if not b.sealed)
+    over = sum(b.over for b in blocks)
+    near = sum(
+        not b.over and b.limit is not None and b.chars >= NEAR_LIMIT * b.limit for b in blocks
+    )
+    said = [f"{over} over its limit" if over else "", f"{near} near it" if near else ""]
+    blocks_said = " · ".join(x for x in said if x)
+    return (
+        sealed,
+        rewritable,
+        sum(b.limit or 0 for b in blocks),
+        (f" · blocks: {blocks_said}" if blocks_said else ""),
+    )
