@@ -9,6 +9,7 @@ of each rule: carried, weakened or dropped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from padtui.core import markdown
 from padtui.core.audit import audit
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.rules import RuleMap, find_rules
+from padtui.core.rules import MEDIUM, RuleMap, find_rules, said_with, wording_kind
 from padtui.core.tokens import TokenCounter
 from padtui.core.transcript import Transcript
 
@@ -99,13 +100,38 @@ def file_rules(name: str, text: str, rule_map: RuleMap | None = None) -> list[Ru
 def message_rules(
     messages: Iterable[tuple[int, str, str]], rule_map: RuleMap | None = None
 ) -> list[RuleInForce]:
-    """The rules in the user's messages ``(line, text, source)``, by their own wording."""
+    """The rules in the user's messages ``(line, text, source)``, by their own wording (a
+    wish for how the work should turn out is not one)."""
     out: list[RuleInForce] = []
     for line, text, source in messages:
         pad = Pad.of([make_entry("note", text)])
         for k, rule in enumerate(find_rules(pad, rule_map)):
-            out.append(RuleInForce(f"u{line}.{k + 1}", rule.text.strip(), source))
+            if not wish(rule.text):
+                out.append(RuleInForce(f"u{line}.{k + 1}", rule.text.strip(), source))
     return out
+
+
+_SHOULD = re.compile(r"\b(?:should|ought\s+to)\b", re.IGNORECASE)
+_TO_THE_AGENT = re.compile(r"\b(?:you|we|u|claude)\s+(?:\w+\s+)?(?:should|ought)\b", re.IGNORECASE)
+_BINDING = re.compile(
+    r"\b(?:never|always|must|only|not|no|don['\u2019]?t|avoid|every|any)\b|n['\u2019]t\b",
+    re.IGNORECASE,
+)
+
+
+def wish(text: str) -> bool:
+    """Is the claim a wish about the work rather than a rule for the agent: said with
+    "should" of the thing being made, in the middle of making it ("they should be shorter",
+    "tussock should extend lower", "should be https")? The next message revises such a
+    wish, and the work itself keeps it; a summary that leaves it out loses no rule. Said to
+    the agent ("you should ...", "we should ..."), or with a word that binds ("never",
+    "only", "not"), it stays a rule."""
+    said = said_with(text)
+    if said is None or said[0] != MEDIUM or not _SHOULD.fullmatch(said[1]):
+        return False
+    return wording_kind(text) == "obligation" and not (
+        _TO_THE_AGENT.search(text) or _BINDING.search(text)
+    )
 
 
 def conversation_rules(
