@@ -74,7 +74,7 @@ def cases(root: Path) -> list[tuple[str, Path]]:
 
 
 def judge_case(kind: str, folder: Path) -> Outcome:
-    from padtui.claude.files import read_memory
+    from padtui.claude.memory import read_memory
     from padtui.claude.hooks import Event, rules_in_force
     from padtui.core.guard import judge
 

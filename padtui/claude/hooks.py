@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from padtui.claude import files
+from padtui.claude import files, memory
 from padtui.core import transcript
 from padtui.core.guard import RuleInForce, Verdict, conversation_rules, judge
 
@@ -95,8 +95,8 @@ def rules_in_force(
     came before."""
     t = _read_transcript(event.transcript_path, notes)
     end = _this_compaction(t, summary)
-    memory = files.read_memory(event.cwd, event.transcript_path, notes, _reads(t, end))
-    rules = files.memory_rules(memory, notes)
+    files_read = memory.read_memory(event.cwd, event.transcript_path, notes, _reads(t, end))
+    rules = memory.memory_rules(files_read, notes)
     rules += conversation_rules(t, end)
     before = len([c for c in t.compactions() if end is None or c.line < end])
     return rules, before
@@ -226,7 +226,7 @@ def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Verdict, int]:
         notes.append("no PreCompact snapshot for this compaction: the rules were gathered now")
         rules, before = rules_in_force(event, notes, summary)
     # what Claude Code loads again after a compaction: not what it loaded on demand
-    memory_now = files.read_memory(event.cwd, event.transcript_path, [])
+    memory_now = memory.read_memory(event.cwd, event.transcript_path, [])
     return judge(rules, summary, memory_now), before
 
 

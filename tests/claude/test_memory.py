@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.claude.files import imports_of, memory_rules, read_memory
+from padtui.claude.memory import imports_of, memory_rules, read_memory
 from tests.claude.sessions import FAITHFUL, Session
 
 
@@ -111,6 +111,30 @@ def test_a_claude_md_below_the_working_folder_counts_once_the_session_read_there
     }
 
 
+def test_a_rules_file_scoped_by_paths_counts_once_a_matching_file_was_read(
+    tmp_path: Path, home: Path
+) -> None:
+    project = tmp_path / "p"
+    rules_dir = project / ".claude" / "rules"
+    write(rules_dir / "all.md", "- Always write tests first.\n")
+    api = '---\npaths:\n  - "src/api/**/*.py"\n  - docs/api.md\n---\n\n- Never return raw rows.\n'
+    write(rules_dir / "api.md", api)
+    write(rules_dir / "ui" / "web.md", "---\npaths: web/**/*.{ts,tsx}\n---\n- No inline styles.\n")
+    write(home / ".claude" / "rules" / "go.md", '---\npaths: ["**/*.go"]\n---\n- Never panic.\n')
+    assert set(rules(project)[0]) == {"Always write tests first."}
+    read = (str(project / "src" / "api" / "v1" / "views.py"), "web/app.tsx", "cmd/main.go")
+    found, _ = rules(project, reads=read)
+    assert found == {
+        "Always write tests first.": ".claude/rules/all.md",
+        "Never return raw rows.": ".claude/rules/api.md",
+        "No inline styles.": ".claude/rules/ui/web.md",
+        "Never panic.": "~/.claude/rules/go.md",
+    }
+    assert set(rules(project, reads=("src/api.py", "web/app.js"))[0]) == {
+        "Always write tests first."
+    }
+
+
 def test_auto_memory_counts_its_first_200_lines_and_the_topic_files_read(
     tmp_path: Path, home: Path
 ) -> None:
@@ -150,3 +174,14 @@ def test_a_summary_that_loses_an_imported_or_nested_rule_gives_it_back_with_its_
     start = s.run("claude", "session-start", stdin=s.event("SessionStart", source="compact"))
     assert "- Never log request bodies.  (from src/api/CLAUDE.md)" in start.stdout
     assert "Never push" not in start.stdout  # (loaded again after the compaction)
+
+
+def test_a_flood_of_imports_is_cut_short_with_one_note(tmp_path: Path, home: Path) -> None:
+    project = tmp_path / "p"
+    names = [f"part{n}.md" for n in range(250)]
+    for n, name in enumerate(names):
+        write(project / "parts" / name, f"- Never touch table t{n}.\n")
+    write(project / "CLAUDE.md", "".join(f"@parts/{n}\n" for n in names))
+    found, notes = rules(project)
+    assert 150 < len(found) < 250
+    assert notes == ["more than 200 memory files and imports: the rest were not read"]
