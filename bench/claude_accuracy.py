@@ -74,8 +74,8 @@ def cases(root: Path) -> list[tuple[str, Path]]:
 
 
 def judge_case(kind: str, folder: Path) -> Outcome:
-    from padtui.claude.memory import read_memory
     from padtui.claude.hooks import Event, rules_in_force
+    from padtui.claude.memory import read_memory
     from padtui.core.guard import judge
 
     label = json.loads((folder / "expect.json").read_text(encoding="utf-8"))

@@ -112,26 +112,31 @@ def message_rules(
 
 
 _SHOULD = re.compile(r"\b(?:should|ought\s+to)\b", re.IGNORECASE)
-_TO_THE_AGENT = re.compile(r"\b(?:you|we|u|claude)\s+(?:\w+\s+)?(?:should|ought)\b", re.IGNORECASE)
 _BINDING = re.compile(
-    r"\b(?:never|always|must|only|not|no|don['\u2019]?t|avoid|every|any)\b|n['\u2019]t\b",
+    r"\b(?:never|always|must|only|not|no|don['\u2019]?t|avoid|every|all|any)\b|n['\u2019]t\b",
     re.IGNORECASE,
 )
+_SUBJECT = re.compile(r"([^,;:.!?\u2014\u2013()]*?)\b(?:should|ought\s+to)\b", re.IGNORECASE)
+_POINTING = frozenset(["they", "it", "there", "this", "that", "these", "those", "he", "she"])
+_SPECIFIC = frozenset(["the", "this", "that", "these", "those", "my", "our", "its", "their"])
 
 
 def wish(text: str) -> bool:
-    """Is the claim a wish about the work rather than a rule for the agent: said with
-    "should" of the thing being made, in the middle of making it ("they should be shorter",
-    "tussock should extend lower", "should be https")? The next message revises such a
-    wish, and the work itself keeps it; a summary that leaves it out loses no rule. Said to
-    the agent ("you should ...", "we should ..."), or with a word that binds ("never",
-    "only", "not"), it stays a rule."""
+    """Is the claim a wish for the thing being made rather than a rule for the agent: said
+    with "should" of something in front of both of them ("they should be shorter", "the
+    legend should sit lower", "there should be more of them", "should be https")? The next
+    message revises such a wish, and the work itself keeps it; a summary that leaves it out
+    loses no rule. Said to the agent ("you should ..."), of a kind of thing ("comments
+    should link to an issue"), or with a word that binds ("never", "only", "every"), it stays
+    a rule."""
     said = said_with(text)
     if said is None or said[0] != MEDIUM or not _SHOULD.fullmatch(said[1]):
         return False
-    return wording_kind(text) == "obligation" and not (
-        _TO_THE_AGENT.search(text) or _BINDING.search(text)
-    )
+    if wording_kind(text) != "obligation" or _BINDING.search(text):
+        return False
+    m = _SUBJECT.search(text)
+    words = re.findall(r"[\w'\u2019]+", m.group(1).lower()) if m else []
+    return not words or words[-1] in _POINTING or words[0] in _SPECIFIC
 
 
 def conversation_rules(

@@ -50,6 +50,9 @@ def test_case(kind: str, folder: Path, tmp_path: Path, monkeypatch: pytest.Monke
         ("we should keep the old endpoint", True),
         ("the API should never return a stack trace", True),
         ("tests should only use the fixtures folder", True),
+        ("and there should be more of them near the river", False),
+        ("also, they look too flat, should be taller", False),
+        ("Comments should point to an issue or sit in a docstring", True),
     ],
 )
 def test_a_wish_for_the_work_is_no_rule_of_the_user(text: str, rule: bool) -> None:
