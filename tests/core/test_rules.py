@@ -20,6 +20,7 @@ from padtui.core.rules import (
     strength,
     wording_kind,
 )
+from padtui.core.wording import weakening
 
 
 def entry(kind: str, text: str, *context: str) -> Entry:
@@ -272,3 +273,8 @@ def test_an_ordinal_is_its_number() -> None:
     assert [n for n, _ in numbers("leave the 3rd migration alone")] == ["3"]
     assert [n for n, _ in numbers("retry at most 21 times")] == ["21"]
     assert [n for n, _ in numbers("use Python 3.12")] == ["3.12"]
+    # (and the finding's explanation says the same)
+    assert weakening("leave the 3 migration alone", "leave the 3rd migration alone") == []
+    assert weakening("leave the 3 migration alone", "leave the 4th migration alone") == [
+        "number '3'"
+    ]
