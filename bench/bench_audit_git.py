@@ -117,7 +117,7 @@ def _parts(repo: str, rev_range: str, rounds: int) -> dict[str, float]:
     got: dict[str, list[float]] = {"git log": [], "cat-file": [], "parse + audit": []}
     for _ in range(rounds):
         t0 = time.perf_counter()
-        found = git.changes(path, rev_range)
+        found, _note = git.changes(path, rev_range)
         t1 = time.perf_counter()
         data = git.blobs(path, [o for c in found for o in (c.before, c.after) if o], MAX_PAD_BYTES)
         t2 = time.perf_counter()

@@ -4,8 +4,9 @@ Run: python bench/bench_claude_hooks.py [--tokens 200000] [--rounds 5]
 
 A transcript of about ``--tokens`` tokens of conversation (counted as four characters a
 token) in Claude Code's record shapes: user messages (a third of them holding a rule), the
-agent's text and tool calls, and tool results, which make most of a real session's bytes;
-a project folder with CLAUDE.md and .claude/rules/. Timed: ``padtui claude pre-compact``
+agent's text and tool calls (each reading a file of the project), and tool results, which
+make most of a real session's bytes; a project folder with CLAUDE.md (importing a file with
+``@``) and .claude/rules/. Timed: ``padtui claude pre-compact``
 on the PreCompact JSON, then ``padtui claude post-compact`` on the PostCompact JSON with a
 summary that drops one rule, then ``session-start``; each a fresh ``python -m padtui``
 process (interpreter start and imports included). Medians and ranges of ``--rounds``. State
@@ -68,7 +69,10 @@ def _session(tmp: str, tokens: int) -> tuple[str, str, str]:
     project = os.path.join(tmp, "proj")
     os.makedirs(os.path.join(project, ".claude", "rules"))
     with open(os.path.join(project, "CLAUDE.md"), "w") as f:
-        f.write("# Project\n\n## Rules\n\n- Never push to `main` directly.\n")
+        f.write("# Project\n\n## Rules\n\n- Never push to `main` directly.\n- @docs/db.md\n")
+    os.makedirs(os.path.join(project, "docs"))
+    with open(os.path.join(project, "docs", "db.md"), "w") as f:
+        f.write("- Never run migrations against the shared database.\n")
     with open(os.path.join(project, ".claude", "rules", "style.md"), "w") as f:
         f.write("- Always run `make lint` before a commit.\n")
     path = os.path.join(tmp, "session.jsonl")
@@ -83,7 +87,8 @@ def _session(tmp: str, tokens: int) -> tuple[str, str, str]:
         else:
             said = f"now fix the handler for case {n}, " + _text(30, n)
         user = {"type": "user", "message": {"role": "user", "content": said}}
-        call = {"type": "tool_use", "id": f"t{n}", "name": "Read", "input": {"file": "v.py"}}
+        read = {"file_path": os.path.join(project, "src", f"v{n % 50}.py")}
+        call = {"type": "tool_use", "id": f"t{n}", "name": "Read", "input": read}
         agent = {
             "type": "assistant",
             "message": {
@@ -132,6 +137,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project, path, summary = _session(tmp, a.tokens)
         env = dict(os.environ, XDG_STATE_HOME=os.path.join(tmp, "state"), HOME=tmp)
+        env["PADTUI_CLAUDE_MANAGED"] = os.path.join(tmp, "managed", "CLAUDE.md")
         env["PYTHONPATH"] = ROOT
         base = {"session_id": SESSION, "transcript_path": path, "cwd": project}
         pre = {
@@ -159,7 +165,11 @@ def main() -> None:
         print(f"process floor (session-start with nothing to do): {min(floor) * 1000:.0f} ms")
         for name, ts in times.items():
             _show(name, ts)
-        os.environ.update(XDG_STATE_HOME=env["XDG_STATE_HOME"], HOME=tmp)
+        os.environ.update(
+            XDG_STATE_HOME=env["XDG_STATE_HOME"],
+            HOME=tmp,
+            PADTUI_CLAUDE_MANAGED=env["PADTUI_CLAUDE_MANAGED"],
+        )
         _in_process(pre, post, a.rounds)
 
 

@@ -101,6 +101,9 @@ def _audit_path(
         if c.not_a_file is not None:
             results.append(Result(c, "skipped", note=c.not_a_file))
             continue
+        if c.shallow:
+            results.append(Result(c, "skipped", note=git.SHALLOW))
+            continue
         if c.change == "unchanged":
             results.append(Result(c, "unchanged", note="nothing staged: the index holds HEAD's"))
             continue
@@ -164,20 +167,26 @@ def audit_git(args: argparse.Namespace) -> int:
     plans = []
     for path in paths:
         fmt = format_of(path, args.format)  # a name that says no format: exit 2 before git runs
+        shallow = None
         if rev_range is None:
             found = [git.staged(path)]
         else:
-            found = git.changes(path, rev_range)
+            found, shallow = git.changes(path, rev_range)
             if not found and not git.tracked(path):
                 raise PadError(path, f"not tracked by git, and no commit in {rev_range} changed it")
         ids = [oid for c in found for oid in (c.before, c.after) if oid and not c.not_a_file]
-        plans.append((path, fmt, found, git.blobs(path, ids, MAX_PAD_BYTES)))
+        plans.append((path, fmt, found, git.blobs(path, ids, MAX_PAD_BYTES), shallow))
     results: list[Result] = []
     lines: list[str] = []
-    for path, fmt, found, data in plans:
+    notes: list[str] = []
+    for path, fmt, found, data, shallow in plans:
         got = _audit_path(args, path, fmt, found, _Versions(path, fmt, data))
         results += got
-        lines += _text(rev_range, path, got)
+        text = _text(rev_range, path, got)
+        if shallow is not None:
+            notes.append(shallow)
+            text[1:1] = [f"  note: {one_line(shallow, 160)}"]
+        lines += text
     failing = [r for r in results if r.verdict in FAILING]
     if args.json:
         _print_json(
@@ -186,6 +195,7 @@ def audit_git(args: argparse.Namespace) -> int:
                 "staged": rev_range is None,
                 "results": [r.as_json() for r in results],
                 "failed": bool(failing),
+                "notes": list(dict.fromkeys(notes)),
             }
         )
         return FOUND if failing else OK

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from padtui.claude import files
+from padtui.claude import files, memory
 from padtui.core import transcript
 from padtui.core.guard import RuleInForce, Verdict, conversation_rules, judge
 
@@ -93,13 +93,22 @@ def rules_in_force(
     """The rules of the memory files and of the user's messages (those since the last
     compaction, and earlier ones the compactions since carried), and how many compactions
     came before."""
-    memory = files.read_memory(event.cwd, event.transcript_path, notes)
-    rules = files.memory_rules(memory, notes)
     t = _read_transcript(event.transcript_path, notes)
     end = _this_compaction(t, summary)
+    files_read = memory.read_memory(event.cwd, event.transcript_path, notes, _reads(t, end))
+    rules = memory.memory_rules(files_read, notes)
     rules += conversation_rules(t, end)
     before = len([c for c in t.compactions() if end is None or c.line < end])
     return rules, before
+
+
+def _reads(t: transcript.Transcript, end: int | None) -> list[str]:
+    """The files read since the last compaction before line ``end``: a CLAUDE.md below the
+    working folder, or an auto-memory topic file, is in force once the agent read there (a
+    compaction leaves it out of what is loaded again)."""
+    done = [c for c in t.compactions() if end is None or c.line < end]
+    start = (done[-1].summary_line or done[-1].line) if done else 0
+    return t.files_read(start, end)
 
 
 def _from_memory(rule: RuleInForce) -> bool:
@@ -216,7 +225,8 @@ def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Verdict, int]:
     else:
         notes.append("no PreCompact snapshot for this compaction: the rules were gathered now")
         rules, before = rules_in_force(event, notes, summary)
-    memory_now = files.read_memory(event.cwd, event.transcript_path, [])
+    # what Claude Code loads again after a compaction: not what it loaded on demand
+    memory_now = memory.read_memory(event.cwd, event.transcript_path, [])
     return judge(rules, summary, memory_now), before
 
 

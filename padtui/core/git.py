@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from padtui.core.errors import PadError
 
@@ -41,10 +41,14 @@ class Change:
     commit: str | None  # None: the staged version
     parent: str | None
     subject: str | None
-    change: str  # added | modified | deleted | renamed | unchanged
+    change: str  # added | modified | deleted | renamed | unchanged | unknown (shallow)
     before: str | None
     after: str | None
     not_a_file: str | None = None
+    shallow: bool = False  # the first commit of a shallow clone: the version before is not here
+
+
+SHALLOW = "the history is shallow: the version before is not in this clone (git fetch --deepen)"
 
 
 def is_range(arg: str) -> bool:
@@ -150,12 +154,50 @@ def _parse_raw(
     return out, i
 
 
-def changes(path: str, rev_range: str) -> list[Change]:
+def changes(path: str, rev_range: str) -> tuple[list[Change], str | None]:
     """Each commit in ``rev_range`` that changed the pad, oldest first, against its first
-    parent (a merge: what it brought in over its first parent), following renames."""
+    parent (a merge: what it brought in over its first parent), following renames; and a
+    note when the clone is shallow and the range's base is not in it (the commits the clone
+    has, up to the range's tip, are audited instead). The first commit of a shallow clone is
+    marked ``shallow``: its parent is not here."""
     if rev_range.startswith("-"):
         raise PadError("git", f"{rev_range!r} is not a revision range")
     _in_repository(path)
+    note = None
+    try:
+        found = _log(path, rev_range)
+    except PadError:
+        if not is_shallow(path):
+            raise
+        base, _dots, tip = rev_range.partition("..")
+        tip = tip.lstrip(".") or "HEAD"
+        found = _log(path, tip)
+        base = base or "the range's base"
+        note = f"the history is shallow: {base} is not in this clone; audited its commits to {tip}"
+    if any(c.parent is None and c.commit for c in found) and is_shallow(path):
+        cut = _shallow_commits(path)
+        found = [
+            replace(c, shallow=True, change="unknown", before=None) if c.commit in cut else c
+            for c in found
+        ]
+    return found, note
+
+
+def is_shallow(path: str) -> bool:
+    return _text(_run(path, ["rev-parse", "--is-shallow-repository"])).strip() == "true"
+
+
+def _shallow_commits(path: str) -> set[str]:
+    """The commits where a shallow clone's history is cut (their parents are not here)."""
+    where = _text(_run(path, ["rev-parse", "--git-path", "shallow"])).strip()
+    try:
+        with open(os.path.join(os.path.dirname(path) or ".", where), encoding="ascii") as f:
+            return {line.strip() for line in f if line.strip()}
+    except (OSError, ValueError):
+        return set()
+
+
+def _log(path: str, rev_range: str) -> list[Change]:
     out = _run(
         path,
         [
@@ -192,17 +234,36 @@ def changes(path: str, rev_range: str) -> list[Change]:
 
 def staged(path: str) -> Change:
     """What is staged for the pad, against HEAD (against nothing before the first commit);
-    ``change`` is ``unchanged`` when the index holds what HEAD does."""
+    ``change`` is ``unchanged`` when the index holds what HEAD does, ``renamed`` (against
+    the old name's version) when the pad was moved (``git mv``) from another name."""
     name = os.path.basename(path)
     _in_repository(path)
     out = _run(path, ["diff", "--cached", "-z", "--raw", "--no-abbrev", "--no-renames", "--", name])
     tokens = _text(out).split("\0")
     got, _ = _parse_raw(path, tokens, (None, None, None), 0)
+    if got and got[0].change == "added":
+        return _staged_rename(path) or got[0]
     if got:
         return got[0]
     if not _run(path, ["ls-files", "-z", "--", name]):
         raise PadError(path, "not tracked by git: nothing staged and not in HEAD (`git add` it)")
     return Change(path, name, None, None, None, None, "unchanged", None, None)
+
+
+def _staged_rename(path: str) -> Change | None:
+    """The staged rename that made the pad, if one did (found over the whole index: the old
+    name is anywhere in the repository)."""
+    prefix = _text(_run(path, ["rev-parse", "--show-prefix"])).strip()
+    target = prefix + os.path.basename(path)
+    renames = ["diff", "--cached", "-z", "--raw", "--no-abbrev", "-M", "--diff-filter=R"]
+    out = _run(path, [*renames, "--no-relative"])
+    tokens = _text(out).split("\0")
+    i = 0
+    while i + 2 < len(tokens):
+        if tokens[i + 2] == target:
+            return _change(path, tokens[i], tokens[i + 1 : i + 3], (None, None, None))
+        i += 3
+    return None
 
 
 def tracked(path: str) -> bool:

@@ -9,6 +9,7 @@ of each rule: carried, weakened or dropped.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from padtui.core import markdown
 from padtui.core.audit import audit
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.rules import RuleMap, find_rules
+from padtui.core.rules import MEDIUM, RuleMap, find_rules, said_with, wording_kind
 from padtui.core.tokens import TokenCounter
 from padtui.core.transcript import Transcript
 
@@ -99,13 +100,43 @@ def file_rules(name: str, text: str, rule_map: RuleMap | None = None) -> list[Ru
 def message_rules(
     messages: Iterable[tuple[int, str, str]], rule_map: RuleMap | None = None
 ) -> list[RuleInForce]:
-    """The rules in the user's messages ``(line, text, source)``, by their own wording."""
+    """The rules in the user's messages ``(line, text, source)``, by their own wording (a
+    wish for how the work should turn out is not one)."""
     out: list[RuleInForce] = []
     for line, text, source in messages:
         pad = Pad.of([make_entry("note", text)])
         for k, rule in enumerate(find_rules(pad, rule_map)):
-            out.append(RuleInForce(f"u{line}.{k + 1}", rule.text.strip(), source))
+            if not wish(rule.text):
+                out.append(RuleInForce(f"u{line}.{k + 1}", rule.text.strip(), source))
     return out
+
+
+_SHOULD = re.compile(r"\b(?:should|ought\s+to)\b", re.IGNORECASE)
+_BINDING = re.compile(
+    r"\b(?:never|always|must|only|not|no|don['\u2019]?t|avoid|every|all|any)\b|n['\u2019]t\b",
+    re.IGNORECASE,
+)
+_SUBJECT = re.compile(r"([^,;:.!?\u2014\u2013()]*?)\b(?:should|ought\s+to)\b", re.IGNORECASE)
+_POINTING = frozenset(["they", "it", "there", "this", "that", "these", "those", "he", "she"])
+_SPECIFIC = frozenset(["the", "this", "that", "these", "those", "my", "our", "its", "their"])
+
+
+def wish(text: str) -> bool:
+    """Is the claim a wish for the thing being made rather than a rule for the agent: said
+    with "should" of something in front of both of them ("they should be shorter", "the
+    legend should sit lower", "there should be more of them", "should be https")? The next
+    message revises such a wish, and the work itself keeps it; a summary that leaves it out
+    loses no rule. Said to the agent ("you should ..."), of a kind of thing ("comments
+    should link to an issue"), or with a word that binds ("never", "only", "every"), it stays
+    a rule."""
+    said = said_with(text)
+    if said is None or said[0] != MEDIUM or not _SHOULD.fullmatch(said[1]):
+        return False
+    if wording_kind(text) != "obligation" or _BINDING.search(text):
+        return False
+    m = _SUBJECT.search(text)
+    words = re.findall(r"[\w'\u2019]+", m.group(1).lower()) if m else []
+    return not words or words[-1] in _POINTING or words[0] in _SPECIFIC
 
 
 def conversation_rules(

@@ -638,10 +638,19 @@ _LIMIT = re.compile(
 )
 
 
+# "must" that guesses rather than binds: "I think it must be the cache", "it must have been"
+_EPISTEMIC_MUST = re.compile(
+    r"(\b(?:I|we)\s+(?:think|guess|suspect|bet|believe|reckon|suppose)\b[^.;!?\n]{0,40}?)"
+    r"\bmust\b|\bmust(?=(?:\s+have|['\u2019]ve)\s+been\s+(?:the|a|an|that|this|some|my|our|your)\b)",
+    _I,
+)
+
+
 @lru_cache(maxsize=65536)
 def _plain(text: str) -> str:
-    """The text with contrasts ("X, not Y"), limits ("no more than 3": at most 3) and
-    Japanese double negatives set aside."""
+    """The text with contrasts ("X, not Y"), limits ("no more than 3": at most 3), a guessing
+    "must" and Japanese double negatives set aside."""
+    text = _EPISTEMIC_MUST.sub(r"\1", text) if "must" in text.lower() else text
     return _JA_OBLIGE.sub("必須", _LIMIT.sub(" at most ", CONTRAST.sub(" ", text)))
 
 
@@ -1083,7 +1092,7 @@ def numbers(text: str) -> list[tuple[str, frozenset[str]]]:
     body = _THOUSANDS.sub("", text)
     out = []
     for m in _NUMBER.finditer(body):
-        token = m.group().lower()
+        token = _ordinal(m.group().lower())
         ctx = set()
         unit = re.fullmatch(r"(\d+(?:[.:]\d+)*)([a-z]+)", token)
         if unit and unit.group(2) in _UNITS:
@@ -1144,8 +1153,17 @@ def led_numbers(text: str) -> dict[str, set[str]]:
     for m in _NUMBER.finditer(body):
         before = _WORD.findall(body[max(0, m.start() - 30) : m.start()])
         if before and before[-1].lower() not in _SOFT:
-            out.setdefault(before[-1].lower(), set()).add(m.group().lower())
+            out.setdefault(before[-1].lower(), set()).add(_ordinal(m.group().lower()))
     return out
+
+
+_ORDINAL = re.compile(r"(\d*(?:1st|2nd|3rd|[04-9]th|1[1-3]th))")
+
+
+def _ordinal(token: str) -> str:
+    """An ordinal read as its number ("4th" as 4: "the 4 tree type" and "the 4th tree type"
+    name one type)."""
+    return token[:-2] if _ORDINAL.fullmatch(token) else token
 
 
 def number_words(text: str) -> set[str]:

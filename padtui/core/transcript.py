@@ -57,6 +57,27 @@ class Transcript:
             r for r in self.records if start < r[0] and (end is None or r[0] < end)
         )
 
+    def files_read(self, start: int = 0, end: int | None = None) -> list[str]:
+        """The files the agent read or wrote on lines ``start < line < end`` (the
+        ``file_path`` of its tool calls), in order, each once."""
+        out: list[str] = []
+        for line, r in self.records:
+            if line <= start or (end is not None and line >= end) or r.get("type") != "assistant":
+                continue
+            content = _message(r).get("content")
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, dict) or block.get("type") != "tool_use":
+                    continue
+                given = block.get("input")
+                for key in _PATH_KEYS:
+                    path = given.get(key) if isinstance(given, dict) else None
+                    if isinstance(path, str) and path and path not in out:
+                        out.append(path)
+        return out
+
+
+_PATH_KEYS = ("file_path", "notebook_path")  # (Read, Edit, Write, NotebookEdit)
+
 
 def parse(data: bytes) -> Transcript:
     records: list[tuple[int, dict[str, Any]]] = []

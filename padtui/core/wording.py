@@ -108,9 +108,14 @@ def _clean(text: str) -> str:
     return _THOUSANDS.sub("", _BULLET.sub("", text))
 
 
+_ORDINAL = re.compile(r"(\d+)(?:st|nd|rd|th)")
+
+
 def _numbers(text: str) -> set[str]:
-    """Numbers, and words with a digit in them (5xx, v1, S3), bullet numbers left out."""
-    return {m.lower() for m in _NUMBER.findall(_clean(text))}
+    """Numbers, and words with a digit in them (5xx, v1, S3), bullet numbers left out; an
+    ordinal read as its number (4th: 4)."""
+    found = (m.lower() for m in _NUMBER.findall(_clean(text)))
+    return {m[:-2] if _ORDINAL.fullmatch(m) else m for m in found}
 
 
 def _names(text: str) -> set[str]:

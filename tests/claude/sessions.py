@@ -96,6 +96,16 @@ class Session:
             }
         )
 
+    def read_file(self, path: Path) -> None:
+        """The agent reads a file (a Read tool call)."""
+        call = {
+            "type": "tool_use",
+            "id": "toolu_02",
+            "name": "Read",
+            "input": {"file_path": str(path)},
+        }
+        self._add({"type": "assistant", "message": {"role": "assistant", "content": [call]}})
+
     def conversation(self) -> None:
         self.user(f"add a cancel endpoint for orders. {RULE_MIGRATIONS}.")
         self.assistant("Looking at the views.")
@@ -143,6 +153,7 @@ class Session:
         env = dict(os.environ)
         env["HOME"] = str(self.home)
         env["XDG_STATE_HOME"] = str(self.state)
+        env["PADTUI_CLAUDE_MANAGED"] = str(self.root / "managed" / "CLAUDE.md")
         return env
 
     def run(

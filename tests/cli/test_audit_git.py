@@ -144,7 +144,8 @@ def test_the_first_commit_of_a_range_is_audited_against_the_range_base(capsys, r
 def test_json_is_one_object_with_a_result_per_commit(capsys, repo):
     code, report = run_json(capsys, "HEAD~5..HEAD", str(repo / "CLAUDE.md"))
     assert code == 1
-    assert report.keys() == {"range", "staged", "results", "failed"}
+    assert report.keys() == {"range", "staged", "results", "failed", "notes"}
+    assert report["notes"] == []
     assert (report["range"], report["staged"], report["failed"]) == ("HEAD~5..HEAD", False, True)
     rows = report["results"]
     assert [r["verdict"] for r in rows] == [
@@ -360,3 +361,87 @@ def test_without_git_on_path_one_line_exit_2(capsys, repo, monkeypatch):
     code, out, err = run(capsys, str(repo / "CLAUDE.md"))
     assert (code, out) == (2, "")
     assert err == "padtui: error: git: not found: --git runs the git command, and none is on PATH\n"
+
+
+# --- renames and shallow clones ----------------------------------------------------------------
+
+
+def test_a_staged_rename_is_audited_against_the_old_names_version(capsys, repo):
+    git(repo, "mv", "CLAUDE.md", "AGENTS.md")
+    text = (repo / "AGENTS.md").read_text().replace("Always run", "Consider running")
+    (repo / "AGENTS.md").write_text(text)
+    git(repo, "add", "AGENTS.md")
+    pad = str(repo / "AGENTS.md")
+    code, out, _ = run(capsys, pad)
+    assert code == 1
+    assert (
+        out.splitlines()[0] == f"{pad} (staged, against HEAD) (renamed from CLAUDE.md): corruption"
+    )
+    assert "CRITICAL CONSTRAINT_WEAKENED" in out
+    code, report = run_json(capsys, pad)
+    [moved] = report["results"]
+    assert (moved["change"], moved["old_name"], moved["name"]) == (
+        "renamed",
+        "CLAUDE.md",
+        "AGENTS.md",
+    )
+
+
+def test_a_staged_move_into_a_folder_is_found_over_the_whole_index(capsys, repo):
+    (repo / "docs").mkdir()
+    git(repo, "mv", "CLAUDE.md", "docs/CLAUDE.md")
+    code, report = run_json(capsys, str(repo / "docs" / "CLAUDE.md"))
+    [moved] = report["results"]
+    assert (code, moved["change"], moved["verdict"]) == (0, "renamed", "unchanged")
+    assert moved["old_name"] == "CLAUDE.md"
+
+
+def test_a_committed_rename_with_an_edit_is_audited_against_the_old_names_version(capsys, repo):
+    git(repo, "mv", "CLAUDE.md", "AGENTS.md")
+    text = (repo / "AGENTS.md").read_text().replace("Always run", "Consider running")
+    commit(repo, "Share the memory, relax lint", text, "AGENTS.md")
+    code, report = run_json(capsys, "HEAD~1..HEAD", str(repo / "AGENTS.md"))
+    [moved] = report["results"]
+    assert (moved["change"], moved["old_name"], moved["verdict"], code) == (
+        "renamed",
+        "CLAUDE.md",
+        "corruption",
+        1,
+    )
+    assert [f["code"] for f in moved["findings"]] == ["CONSTRAINT_WEAKENED"]
+
+
+CUT_SHORT = "the history is shallow: HEAD~4 is not in this clone; audited its commits to HEAD"
+NO_PARENT = "the history is shallow: the version before is not in this clone (git fetch --deepen)"
+
+
+@pytest.fixture
+def shallow(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clone of ``repo`` holding only its last two commits (as CI checks out)."""
+    clone = tmp_path_factory.mktemp("ci") / "clone"
+    git(repo.parent, "clone", "-q", "--depth", "2", repo.as_uri(), str(clone))
+    assert git(clone, "rev-parse", "--is-shallow-repository") == "true"
+    return clone
+
+
+def test_a_shallow_clone_audits_what_it_has_and_says_the_history_is_shallow(capsys, shallow):
+    pad = str(shallow / "CLAUDE.md")
+    code, out, err = run(capsys, "HEAD~1..HEAD", pad)  # (all in the clone)
+    assert (code, err) == (1, "")
+    assert "shallow" not in out
+    code, out, err = run(capsys, "HEAD~4..HEAD", pad)  # (its base is not)
+    assert (code, err) == (1, "")
+    first = git(shallow, "rev-parse", "--short=7", "HEAD~1")
+    assert out.splitlines()[1:4] == [
+        f"  note: {CUT_SHORT}",
+        f"{first} 'Tidy the retry preference': skipped",
+        f"  note: {NO_PARENT}",
+    ]
+    assert out.count("shallow") == 2
+    assert out.splitlines()[-1] == "gate: failed: corruption or an unreadable pad in 1 of 1 change"
+    code, report = run_json(capsys, "HEAD~4..HEAD", pad)
+    assert [(r["change"], r["verdict"]) for r in report["results"]] == [
+        ("unknown", "skipped"),
+        ("modified", "corruption"),
+    ]
+    assert report["notes"] == [CUT_SHORT]

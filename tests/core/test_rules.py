@@ -20,6 +20,7 @@ from padtui.core.rules import (
     strength,
     wording_kind,
 )
+from padtui.core.wording import weakening
 
 
 def entry(kind: str, text: str, *context: str) -> Entry:
@@ -239,3 +240,41 @@ def test_the_quick_test_never_misses_a_rule_word(parts: list[str]) -> None:
     text = " ".join(parts)
     if rules._ANY_MARK.search(text):
         assert rules._may_mark(text), text
+
+
+# --- what is not a rule, and what a rewrite may change -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I think it must be the retry loop that floods the queue",
+        "we suspect the cache must be stale after the deploy",
+        "it must have been the nightly job that removed them",
+    ],
+)
+def test_a_must_that_guesses_binds_nobody(text: str) -> None:
+    assert wording_kind(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The handler must be idempotent.",
+        "I think you must never push to main",  # (a hedge before a rule word that binds)
+        "Migrations must have been reviewed before they are merged.",
+    ],
+)
+def test_a_must_that_binds_stays_a_rule(text: str) -> None:
+    assert wording_kind(text) is not None
+
+
+def test_an_ordinal_is_its_number() -> None:
+    assert [n for n, _ in numbers("leave the 3rd migration alone")] == ["3"]
+    assert [n for n, _ in numbers("retry at most 21 times")] == ["21"]
+    assert [n for n, _ in numbers("use Python 3.12")] == ["3.12"]
+    # (and the finding's explanation says the same)
+    assert weakening("leave the 3 migration alone", "leave the 3rd migration alone") == []
+    assert weakening("leave the 3 migration alone", "leave the 4th migration alone") == [
+        "number '3'"
+    ]
