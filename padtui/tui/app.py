@@ -23,7 +23,7 @@ from textual.widgets import Footer, Static
 from padtui.core import letta, store
 from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import PadError
-from padtui.core.formats import READ_ONLY_FORMATS, PadFile, format_for_name
+from padtui.core.formats import PadFile, format_for_name, read_only_reason
 from padtui.core.inspection import OWN, Alarm, Inspection, Observed, digest, journal_origin
 from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
@@ -977,8 +977,8 @@ class PadApp(App[int]):
         insp = self.inspection
         if insp.versions:
             layout = insp.current.pad_file.layout
-            return READ_ONLY_FORMATS.get(layout.format) or layout.read_only
-        return READ_ONLY_FORMATS.get(self.pad_format or format_for_name(insp.path) or "")
+            return read_only_reason(layout.format) or layout.read_only
+        return read_only_reason(self.pad_format or format_for_name(insp.path) or "")
 
     def _letta_limits(self) -> list[letta.BlockLimit] | None:
         """A Letta agent file's blocks: characters against each one's limit (else None)."""
