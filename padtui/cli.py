@@ -59,18 +59,18 @@ def _budget(value: str) -> int:
 
 
 def _path_help() -> str:
-    from padtui.core.formats import pad_names_text
+    from padtui.core.formats import names_text
 
-    return f"pad file ({pad_names_text()})"
+    return f"pad file ({names_text()})"
 
 
 def _format_option(p: argparse.ArgumentParser) -> None:
-    from padtui.core.formats import CHOSEN_FORMATS
+    from padtui.core.formats import chosen
 
     p.add_argument(
         "--format",
-        choices=CHOSEN_FORMATS,
-        metavar="|".join(CHOSEN_FORMATS),
+        choices=chosen(),
+        metavar="|".join(chosen()),
         help="read the pad as this format, whatever its file name says",
     )
 
@@ -403,7 +403,8 @@ def _compact_write(args: argparse.Namespace) -> int:
     from padtui.core.tokens import counter_for
     from padtui.report import plan_report
 
-    check_writable(args.path, args.format)  # a Letta .af file: exit 2, nothing read or written
+    # a Letta .af file: exit 2, nothing read or written
+    check_writable(args.path, args.format, seals=True)
     with Progress(f"checking {args.path}"):
         snap = store.read(args.path, fmt=args.format)
         check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
@@ -459,7 +460,7 @@ def cmd_externalize(args: argparse.Namespace) -> int:
     from padtui.core import store
     from padtui.core.formats import check_writable
 
-    check_writable(args.path, args.format)  # a Letta .af file: exit 2
+    check_writable(args.path, args.format, seals=True)  # a Letta .af file: exit 2
     snap = store.read(args.path, fmt=args.format)
     check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
     entries, sealed, already = store.externalized(snap.pad, args.ids, args.path)

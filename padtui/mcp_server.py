@@ -27,9 +27,9 @@ from padtui import __version__
 from padtui.core import store
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import (
-    CHOSEN_FORMATS,
     MAX_PAD_BYTES,
     check_writable,
+    chosen,
     format_for_name,
     format_of,
     load_pad,
@@ -123,7 +123,7 @@ def _tool_errors() -> Iterator[None]:
 def _chosen(fmt: str) -> str | None:
     """The format to read a pad as, when its real name may not say it (a link named for
     it); a format padtui only reads (``af``) is read by its name."""
-    return fmt if fmt in CHOSEN_FORMATS else None
+    return fmt if fmt in chosen() else None
 
 
 def _plan_report(path: str, plan: Any, fmt: str) -> dict[str, Any]:
@@ -211,7 +211,7 @@ class Guard:
 
         with _tool_errors():
             real, fmt = self._pad(path)
-            check_writable(real, fmt)
+            check_writable(real, fmt, seals=True)
             snap = store.read(real, fmt=_chosen(fmt))
             self.scope.resolve(snap.target)  # the file read is the one allowed
             check_writable(real, snap.format, snap.file.layout)
@@ -235,7 +235,7 @@ class Guard:
     def externalize(self, path: str, ids: list[str]) -> dict[str, Any]:
         with _tool_errors():
             real, fmt = self._pad(path)
-            check_writable(real, fmt)
+            check_writable(real, fmt, seals=True)
             snap = store.read(real, fmt=_chosen(fmt))
             self.scope.resolve(snap.target)
             check_writable(real, snap.format, snap.file.layout)

@@ -18,6 +18,7 @@ from typing import Any
 
 from padtui.core.claims import pad_claims
 from padtui.core.errors import UnrecoverableCompactionError
+from padtui.core.formats import named
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
 from padtui.core.rules import RuleMap, find_rules
 from padtui.core.text import one_line, shell_word
@@ -517,13 +518,14 @@ RANGES = "ranges"  # per kind: how many, their ids and ranges of #N labels (acro
 COUNTS = "counts"  # per kind: how many
 RECORD_FORMS = (EACH, NAMES, RANGES, COUNTS)
 TEXT_FORMS = (EACH, NAMES)  # the forms whose text alone declares every entry
-FIELD_FORMATS = frozenset({"json", "jsonl"})  # formats that write a record's drops back
 
 
 def record_forms(fmt: str | None) -> tuple[str, ...]:
-    """The forms a strict pass may write its record in, for a pad written back in ``fmt``
-    (``None``: not known, so the text must declare)."""
-    return RECORD_FORMS if fmt in FIELD_FORMATS else TEXT_FORMS
+    """The forms a strict pass may write its record in, for a pad written back in ``fmt``:
+    all of them where the format keeps the record's ``drops`` field, else those whose text
+    declares (``None``: not known)."""
+    found = named(fmt) if fmt is not None else None
+    return RECORD_FORMS if found is not None and found.keeps_fields else TEXT_FORMS
 
 
 @dataclass(frozen=True)

@@ -53,3 +53,21 @@ class EncodingUnavailable(Exception):
 
 class UnrecoverableCompactionError(RuntimeError):
     """Raised when a self-edit would destroy a constraint or its loss record."""
+
+
+def open_error(path: str, exc: OSError) -> PadError:
+    """The one line for a pad file that could not be opened or read."""
+    if isinstance(exc, FileNotFoundError):
+        return PadError(path, "no such file")
+    if isinstance(exc, IsADirectoryError):
+        return PadError(path, "is a directory, not a pad file")
+    if isinstance(exc, PermissionError):
+        return PadError(path, "permission denied")
+    return PadError(path, exc.strerror or str(exc))
+
+
+def too_large(path: str, size: int, limit: int) -> PadError:
+    """The one line for a pad file past the size padtui reads."""
+    return PadError(
+        path, f"file is {size / 2**20:.1f} MiB; padtui reads pads up to {limit / 2**20:.0f} MiB"
+    )

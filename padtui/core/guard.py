@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from padtui.core import markdown
 from padtui.core.audit import audit
+from padtui.core.formats import markdown
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.rules import MEDIUM, RuleMap, find_rules, said_with, wording_kind
 from padtui.core.tokens import TokenCounter

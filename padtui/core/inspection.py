@@ -15,7 +15,7 @@ from padtui.core.audit import Audit, audit, totals
 from padtui.core.claims import pad_claims
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
 from padtui.core.errors import PadError
-from padtui.core.formats import PadFile
+from padtui.core.formats import PadFile, named
 from padtui.core.journal import OWN_ORIGINS, Journal
 from padtui.core.model import Entry
 from padtui.core.rules import RuleMap
@@ -67,9 +67,10 @@ def shared(old: PadFile, new: PadFile) -> PadFile:
     then costs a thousand copies of the bytes, not a thousand parsed pads (and an audit
     knows an entry that is the very same object for unchanged at a glance).
     """
-    # a JSON entry is what its source text says: the same text, the same entry (elsewhere,
-    # a Markdown bullet's kind comes from its section: compare the entries themselves)
-    by_source = old.layout.format in ("json", "jsonl") and new.layout.format == old.layout.format
+    # in some formats an entry is what its source text says: the same text, the same entry
+    # (elsewhere, a Markdown bullet's kind comes from its section: compare the entries)
+    fmt = named(new.layout.format)
+    by_source = fmt is not None and fmt.entry_is_source and new.layout.format == old.layout.format
     olds = old.pad.entries
     moved: dict[str, Entry] | None = None  # old entries by source, if some moved
     entries = []
@@ -410,8 +411,11 @@ class Inspection:
     @property
     def halted(self) -> bool:
         """Is the sealed region alone over the budget (no pass can help: halt and surface)?
-        Not for a Letta agent file, which has no token budget."""
-        if not self.versions or self.current.pad_file.layout.format == "af":
+        Not for a pad whose format has no token budget (a Letta agent file)."""
+        if not self.versions:
+            return False
+        fmt = named(self.current.pad_file.layout.format)
+        if fmt is None or not fmt.token_budget:
             return False
         return self.current.sealed_tokens > self.budget
 

@@ -57,7 +57,7 @@ from typing import Any
 
 from padtui.core.audit import Audit, audit
 from padtui.core.errors import PadError
-from padtui.core.formats import MAX_BUDGET, PadFile, parse
+from padtui.core.formats import MAX_BUDGET, PadFile, named, parse
 from padtui.core.model import Pad
 from padtui.core.names import fit
 from padtui.core.rules import RuleMap
@@ -649,9 +649,6 @@ def _cut(pad_file: PadFile, data: bytes) -> tuple[list[bytes], list[bytes]] | No
     return [g.encode("utf-8") for g in glue], [s.encode("utf-8") for s in sources]
 
 
-_GLUE = re.compile(r"[\s,\[\]]*")
-
-
 def _cut_text(pad_file: PadFile, data: bytes) -> tuple[list[str], list[str]] | None:
     """``_cut``, in text: the entries' sources are the pad's own strings (which the versions
     seen live share when an entry did not change, so that their blobs are known at once)."""
@@ -662,13 +659,16 @@ def _cut_text(pad_file: PadFile, data: bytes) -> tuple[list[str], list[str]] | N
     glue: list[str] = []
     sources: list[str] = []
     pos = 0
-    find, starts, glue_run = text.find, text.startswith, _GLUE.match
+    fmt = named(pad_file.layout.format)
+    if fmt is None:
+        return None
+    find, starts, glue_run = text.find, text.startswith, fmt.glue.match
     for e in pad_file.pad.entries:
         source = e.source
         if not source:
             return None
-        # an entry's source comes right after white space and punctuation (in a JSON pad);
-        # look there first, then search
+        # an entry's source comes right after what its format puts between entries (white
+        # space and punctuation in a JSON pad): look there first, then search
         m = glue_run(text, pos)
         at = m.end() if m is not None and starts(source, m.end()) else find(source, pos)
         if at < 0:

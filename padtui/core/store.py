@@ -48,7 +48,6 @@ import ctypes
 import errno
 import fcntl
 import hashlib
-import json
 import os
 import secrets
 import signal
@@ -60,15 +59,15 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from padtui.core import markdown
 from padtui.core.compaction import Plan
-from padtui.core.errors import PadError
+from padtui.core.errors import PadError, open_error, too_large
 from padtui.core.formats import (
     MAX_PAD_BYTES,
     PadFile,
     Settings,
     check_writable,
     format_of,
+    named,
     parse,
     render,
     to_bytes,
@@ -84,7 +83,7 @@ DEFAULT_LOCK_TIMEOUT = 10.0
 READ_ATTEMPTS = 6  # a read that does not parse is retried this many times in all ...
 READ_BACKOFF = 0.001  # ... after 1, 2, 4, 8, 16 ms (31 ms at most): a torn write settles
 UNREADABLE = "unreadable (mid-write?)"
-NO_SUCH_FILE = "no such file"
+NO_SUCH_FILE = "no such file"  # (as errors.open_error says it)
 # The settle rule of live reads (``read(quiet=...)``, see ``settling``): a version is
 # taken only once every look at the file over SETTLE_QUIET seconds (SETTLE_LOOKS looks an
 # interval) found the same real file with the same size, mtime_ns, inode, device and bytes,
@@ -219,14 +218,8 @@ def _read_raw(target: str, name: str, dir_fd: int | None = None) -> tuple[bytes,
         flags |= os.O_NOFOLLOW
     try:
         fd = os.open(target, flags, dir_fd=dir_fd)
-    except FileNotFoundError:
-        raise PadError(name, NO_SUCH_FILE) from None
-    except IsADirectoryError:
-        raise PadError(name, "is a directory, not a pad file") from None
-    except PermissionError:
-        raise PadError(name, "permission denied") from None
     except OSError as exc:
-        raise PadError(name, exc.strerror or str(exc)) from None
+        raise open_error(name, exc) from None
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
@@ -234,11 +227,7 @@ def _read_raw(target: str, name: str, dir_fd: int | None = None) -> tuple[bytes,
         if not stat.S_ISREG(st.st_mode):
             raise PadError(name, "not a regular file")
         if st.st_size > MAX_PAD_BYTES:
-            raise PadError(
-                name,
-                f"file is {st.st_size / 2**20:.1f} MiB; padtui reads pads "
-                f"up to {MAX_PAD_BYTES / 2**20:.0f} MiB",
-            )
+            raise too_large(name, st.st_size, MAX_PAD_BYTES)
         chunks = []
         total = 0
         while total <= MAX_PAD_BYTES:
@@ -647,21 +636,15 @@ def _same_pad(a: Pad, b: Pad) -> bool:
     )
 
 
-def _essence(e: Entry) -> Any:
-    return json.loads(json.dumps(e.as_dict()))
-
-
 def _read_back(snapshot: Snapshot, new: bytes, entries: Sequence[Entry]) -> PadFile:
     """The rendered bytes, parsed: they must read back as exactly the entries meant."""
     try:
         back = parse(snapshot.path, new, snapshot.format)
     except PadError as exc:
         raise RuntimeError(f"padtui bug: the new pad would not read back: {exc}") from None
-    if snapshot.format == "md":  # an entry's place is its section: compare what md can hold
-        same_entries = markdown.same_entries(back.pad.entries, entries)
-    else:
-        same_entries = [_essence(e) for e in back.pad.entries] == [_essence(e) for e in entries]
-    same = same_entries and Settings.of(back.pad) == Settings.of(snapshot.pad)
+    fmt = named(snapshot.format)
+    same = fmt is not None and fmt.same_entries(back.pad.entries, entries)
+    same = same and Settings.of(back.pad) == Settings.of(snapshot.pad)
     if not same:
         raise RuntimeError("padtui bug: the new pad would not read back as planned")
     return back

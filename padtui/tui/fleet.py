@@ -50,7 +50,7 @@ from textual.widgets import Footer, Static
 
 from padtui.core import store
 from padtui.core.errors import EncodingUnavailable, PadError
-from padtui.core.formats import PAD_NAMES, format_for_name
+from padtui.core.formats import format_for_name, suffixes
 from padtui.core.inspection import (
     OWN,
     Alarm,
@@ -127,12 +127,12 @@ COLUMNS = (
 
 
 def is_pad_name(name: str) -> bool:
-    """A file name the fleet shows: a name that says a pad's format (``formats.PAD_NAMES``),
+    """A file name the fleet shows: a name that says a pad's format (``formats.suffixes``),
     and not hidden, but for the memory files whose own name starts with a dot
     (``.cursorrules``): agents keep their temporary saves in hidden files."""
     if format_for_name(name) is None:
         return False
-    return not name.startswith(".") or any(name.lower() == end for end, _f in PAD_NAMES)
+    return not name.startswith(".") or name.lower() in suffixes()
 
 
 @dataclass(eq=False)

@@ -36,7 +36,7 @@ from textual.widgets import Footer, Static
 from padtui.core import letta, store
 from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import EncodingUnavailable, PadError
-from padtui.core.formats import READ_ONLY_FORMATS, PadFile, format_for_name
+from padtui.core.formats import PadFile, format_for_name, named, read_only_reason
 from padtui.core.inspection import Alarm, Examined, Inspection, Observed, digest, journal_seen
 from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
@@ -1014,13 +1014,16 @@ class InspectorScreen(Screen[None]):
             return self.read_only_reason
         if insp.versions:
             layout = insp.current.pad_file.layout
-            return READ_ONLY_FORMATS.get(layout.format) or layout.read_only
-        return READ_ONLY_FORMATS.get(self.pad_format or format_for_name(insp.path) or "")
+            return read_only_reason(layout.format) or layout.read_only
+        return read_only_reason(self.pad_format or format_for_name(insp.path) or "")
 
     def _letta_limits(self) -> list[letta.BlockLimit] | None:
         """A Letta agent file's blocks: characters against each one's limit (else None)."""
         insp = self.inspection
-        if not insp.versions or insp.current.pad_file.layout.format != "af":
+        if not insp.versions:
+            return None
+        fmt = named(insp.current.pad_file.layout.format)
+        if fmt is None or fmt.token_budget:  # (only a pad budgeted in characters has them)
             return None
         v = insp.current
         key = v.digest

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from padtui.core import formats
-from padtui.core.formats import parse, render
+from padtui.core.formats import jsonscan, parse, render
 from padtui.core.model import Entry, Pad, make_entry
 
 BOM = "\ufeff"
@@ -643,12 +643,12 @@ def test_entries_read_fast_are_entries_field_for_field() -> None:
     """The reader builds entries without the dataclass's __init__: the same entry."""
     import dataclasses
 
-    from padtui.core.formats import _entry
+    from padtui.core.formats.objects import fast_entry
     from padtui.core.model import Entry
 
     values = ("note", "text", True, "e-1", ("a", "b"), "merge", 3, {"kind": "note"}, "{}")
     names = [f.name for f in dataclasses.fields(Entry)]
-    fast, slow = _entry(*values), Entry(*values)
+    fast, slow = fast_entry(*values), Entry(*values)
     assert names == list(vars(fast))  # every field, in order: none missing, none added
     for name in names:
         assert getattr(fast, name) == getattr(slow, name)
@@ -715,8 +715,8 @@ def test_the_one_pass_reader_accepts_what_json_accepts(
         assert got is None
         return
     if isinstance(want, dict | list):  # read in one pass, not by the fallback to json.loads
-        start = formats._skip(text, len(BOM) if text.startswith(BOM) else 0)
-        assert formats._scan_json(text, start)[0] == want
+        start = jsonscan.skip(text, len(BOM) if text.startswith(BOM) else 0)
+        assert jsonscan.scan_document(text, start)[0] == want
     if isinstance(want, dict) and "entries" not in want:
         assert got is None  # an object without entries is bad input (SPEC section 1)
         return

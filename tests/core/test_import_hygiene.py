@@ -3,6 +3,7 @@ interpreter), so scripts, CI and agents that use them start fast and need no ter
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pkgutil
@@ -68,3 +69,82 @@ with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.St
 def test_the_check_would_see_textual() -> None:
     """The probe itself works: a module that does import Textual is caught."""
     assert "textual" in textual_modules_after("import textual.app\n")
+
+
+# --- the layers, read from the source (every import, those inside functions and for type
+# checking too) -------------------------------------------------------------------------
+
+PACKAGE = Path(padtui.core.__file__).parents[1]  # .../padtui
+FRONT_ENDS = (
+    "padtui.tui",
+    "padtui.cli",
+    "padtui.mcp_server",
+    "padtui.report",
+    "padtui.gate",
+    "padtui.progress",
+    "padtui.claude",
+    "padtui.__main__",
+)
+# what a format may build on: the records, the errors, the text helpers (never the audit,
+# compaction, the store or the journal, which build on the formats)
+BELOW_FORMATS = (
+    "padtui.core.formats",
+    "padtui.core.model",
+    "padtui.core.errors",
+    "padtui.core.text",
+)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module a source file imports: ``from a.b import c`` is ``a.b`` and ``a.b.c``."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def sources(folder: str) -> list[Path]:
+    found = sorted((PACKAGE / folder).rglob("*.py"))
+    assert found
+    return found
+
+
+def test_the_core_never_imports_a_front_end() -> None:
+    wrong = {
+        f"{path.relative_to(PACKAGE)}: {module}"
+        for path in sources("core")
+        for module in imports_of(path)
+        if within(module, FRONT_ENDS) or module == "textual" or module.startswith("textual.")
+    }
+    assert not wrong
+
+
+def test_the_formats_build_only_on_the_records_below_them() -> None:
+    wrong = {
+        f"{path.relative_to(PACKAGE)}: {module}"
+        for path in sources("core/formats")
+        for module in imports_of(path)
+        if within(module, ("padtui",))
+        and module not in ("padtui", "padtui.core")
+        and not within(module, BELOW_FORMATS)
+    }
+    assert not wrong
+
+
+def test_the_layer_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
+    """The probe itself works: a lazy import for type checking or in a function is seen."""
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from padtui.core.compaction import Plan\n"
+        "def f():\n    from padtui.cli import main\n"
+    )
+    assert {"padtui.core.compaction.Plan", "padtui.cli.main"} <= imports_of(module)

@@ -15,6 +15,7 @@ from padtui.core import formats, letta, store
 from padtui.core.audit import audit
 from padtui.core.compaction import plan
 from padtui.core.errors import PadError
+from padtui.core.formats import letta as agent_files
 from padtui.core.journal import Journal, _cut
 from padtui.core.tokens import counter_for
 
@@ -192,7 +193,7 @@ def test_labels_name_kinds() -> None:
         "human": "note",
         "rulebook_notes": "note",
     }
-    assert {label: letta.kind_for_label(label) for label in cases} == cases
+    assert {label: agent_files.kind_for_label(label) for label in cases} == cases
 
 
 def test_two_blocks_with_one_label_are_told_apart_by_description(tmp_path: Path) -> None:
@@ -242,7 +243,7 @@ def test_a_block_keeps_its_identity_across_re_exports(tmp_path: Path) -> None:
 
 
 def test_block_ids_from_labels_and_descriptions() -> None:
-    ids = letta.block_ids(
+    ids = agent_files.block_ids(
         ["human", "notes", "notes", "notes", "notes", "tasks", "tasks"],
         [
             "",
@@ -338,7 +339,7 @@ def test_every_write_is_refused_in_one_line(tmp_path: Path) -> None:
         with pytest.raises(PadError) as caught:
             attempt()
         line = caught.value.line()
-        assert line == f"{path}: {letta.READ_ONLY}" and "\n" not in line
+        assert line == f"{path}: {agent_files.READ_ONLY}" and "\n" not in line
         assert "writing back to .af is not supported" in line
     with pytest.raises(ValueError, match="not supported"):
         formats.render(snap.file.layout, snap.pad.entries)

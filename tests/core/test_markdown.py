@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core import formats, markdown, store
+from padtui.core import formats, store
 from padtui.core.audit import audit
 from padtui.core.compaction import plan
 from padtui.core.errors import PadError
+from padtui.core.formats import markdown
 from padtui.core.journal import Journal, _cut
 from padtui.core.model import make_entry
 from padtui.core.tokens import counter_for

@@ -326,7 +326,7 @@ def test_padtui_dir_opens_the_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_the_fleet_shows_every_name_padtui_reads_and_no_hidden_save() -> None:
-    for ending, _fmt in formats.PAD_NAMES:  # the one table of names: the fleet agrees
+    for ending in formats.suffixes():  # the one table of names: the fleet agrees
         assert is_pad_name("agent" + ending) and is_pad_name("AGENT" + ending.upper())
     for name in (".cursorrules", ".clinerules", ".windsurfrules"):  # memory files, not saves
         assert is_pad_name(name)

@@ -1,4 +1,4 @@
-"""Markdown pads (SPEC section 1): kind sections of bullets and paragraphs, and the memory
+"""Markdown pads: kind sections of bullets and paragraphs, and the memory
 files agents keep as Markdown (``CLAUDE.md``, ``.cursorrules``, Cursor's ``.mdc`` rules, Cline's
 memory bank) read as they stand.
 
@@ -62,15 +62,21 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from padtui.core.errors import PadError, shown
-from padtui.core.formats import MAX_BUDGET, Settings, budget_problem
-from padtui.core.model import Entry, Pad, known_kind
+from padtui.core.formats.base import (
+    BOM,
+    MAX_BUDGET,
+    Format,
+    Layout,
+    PadFile,
+    Settings,
+    budget_problem,
+    split_lines,
+)
+from padtui.core.model import Entry, Pad, known_kind, make_entry
 
-_BOM = "\ufeff"
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _ENDING = re.compile(r"\r\n|\r|\n")
 _HEADING = re.compile(r"(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")  # at the start of the line
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+$")
@@ -89,7 +95,7 @@ _FRONT_ITEM = re.compile(r"[ \t]*-(?:[ \t]+(.*?))?[ \t]*$")  # "  - a" of a bloc
 _YAML_COMMENT = re.compile(r"(?:^|[ \t]+)#.*$")
 _SUBHEADING = re.compile(r" {0,3}(#{3,6})(?:[ \t]+(.*?))?[ \t]*$")  # ### to ######
 _RESERVED = frozenset({"kind", "text", "sealed", "id"})
-PREAMBLE = "preamble"  # the kind of what is not under a `##` heading (SPEC section 1)
+PREAMBLE = "preamble"  # the kind of what is not under a `##` heading
 # a heading's decorations that change from one version to the next, stripped before its
 # title names a kind: "(updated 2026-04-02)", "(as of May)", "— 2026-04-02", "[2026-04-02]",
 # a trailing date
@@ -135,12 +141,12 @@ class Section:
         return "".join(parts)
 
 
-@dataclass(frozen=True)
-class MdLayout:
-    """Where the entries of a Markdown pad sit, so that a write can splice them."""
+@dataclass(frozen=True, kw_only=True)
+class MdLayout(Layout):
+    """Where the entries of a Markdown pad sit, so that a write can splice them (its pieces:
+    each entry's exact source text, its lines with their endings)."""
 
     sections: tuple[Section, ...]
-    pieces: tuple[str, ...]  # each entry's exact source text (its lines, with endings)
     bullets: tuple[bool, ...]  # each entry: a bullet (else a paragraph block)
     essence: tuple[Essence, ...]  # each entry as read (kind, text, id, derived_from, op)
     sealed: tuple[bool, ...]
@@ -148,6 +154,33 @@ class MdLayout:
     marker: str  # the bullet of new entries: the file's first one among - * +
     seal_mark: str  # "(sealed)" or "[sealed]", as the file writes it
     settings: Settings  # the front matter's, as read (a write must leave them as they are)
+
+
+NAME = "md"
+
+
+class MarkdownFormat(Format):
+    name = NAME
+    # the memory files agents keep as Markdown under other names are read (and written back)
+    # as Markdown: Cursor's rules (their front matter kept verbatim), Cline's, Windsurf's
+    suffixes = (".md", ".mdc", ".cursorrules", ".clinerules", ".windsurfrules")
+    empty = "empty file: a Markdown pad needs at least one heading, bullet or paragraph"
+
+    def names_text(self) -> str:
+        return f"{self.suffixes[0]}; Markdown memory files {', '.join(self.suffixes[1:])}"
+
+    def read(self, path: str, text: str, previous: PadFile | None) -> tuple[Pad, Layout]:
+        return parse(path, text)
+
+    def write(self, layout: Layout, entries: Sequence[Entry]) -> str:
+        assert isinstance(layout, MdLayout)
+        return render(layout, entries)
+
+    def same_entries(self, a: Sequence[Entry], b: Sequence[Entry]) -> bool:
+        return same_entries(a, b)
+
+
+FORMAT = MarkdownFormat()
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -158,10 +191,10 @@ class _Doc:
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path
-        self.lines: list[str] = _LINE.findall(text)
+        self.lines: list[str] = split_lines(text)
         self.content = [line.rstrip("\r\n") for line in self.lines]
         if self.content:
-            self.content[0] = self.content[0].removeprefix(_BOM)
+            self.content[0] = self.content[0].removeprefix(BOM)
         self.blocks: dict[int, int] = {}  # first line of a fence or comment -> its last line
         self.fences: set[int] = set()
 
@@ -236,6 +269,7 @@ def parse(path: str, text: str) -> tuple[Pad, MdLayout]:
         sections.append(Section(heading, kind, sealed, tuple(gaps), tuple(items), tight))
     found = _ENDING.search(text)
     layout = MdLayout(
+        format=NAME,
         sections=tuple(sections),
         pieces=tuple(pieces),
         bullets=tuple(bullets),
@@ -332,7 +366,12 @@ def _front_matter(doc: _Doc) -> tuple[int, Settings]:
             replace_ = value.lower() == "true"
         else:
             encoding = value
-    return k + 1, Settings(budget, encoding, headings, replace_)
+    return k + 1, Settings(
+        budget_tokens=budget,
+        encoding=encoding,
+        rule_headings=headings,
+        rule_headings_replace=replace_,
+    )
 
 
 def _unquote(value: str) -> str:
@@ -584,17 +623,9 @@ def _entry(
     text = "\n".join([first, *rest]).rstrip(" \t")
     derived = tuple(d for d in attrs.pop("derived_from", "").split(",") if d)
     op = attrs.pop("op", None) or None
-    raw: dict[str, Any] = {"kind": kind, "text": text}
-    if sealed:
-        raw["sealed"] = True
-    if id_ is not None:
-        raw["id"] = id_
-    if derived:
-        raw["derived_from"] = list(derived)
-    if op is not None:
-        raw["op"] = op
-    raw.update(attrs)
-    return Entry(kind, text, sealed, id_, derived, op, index, raw, piece, context)
+    # (the marker's other fields are never kind, text, sealed or id: see _RESERVED)
+    e = make_entry(kind, text, sealed=sealed, id=id_, derived_from=derived, op=op, **attrs)
+    return replace(e, index=index, source=piece, context=context)
 
 
 def _split_marker(first: str) -> tuple[str, str | None, dict[str, str]]:
@@ -682,7 +713,7 @@ def _slug(name: str) -> str:
 def _first_marker(pieces: Sequence[str], bullets: Sequence[bool]) -> str:
     for piece, is_bullet in zip(pieces, bullets, strict=True):
         if is_bullet:
-            m = _BULLET.match(piece.lstrip(_BOM))
+            m = _BULLET.match(piece.lstrip(BOM))
             if m is not None and m[2] in ("-", "*", "+"):
                 return m[2]
     return "-"
@@ -786,7 +817,7 @@ def _moved(layout: MdLayout, i: int, e: Entry) -> tuple[str, bool]:
     """Entry ``i``'s piece for another place: its lines as they are but for the indentation
     of its first line (taken off every line, so that it cannot be read as part of the
     entry before it), ending a line. If that reads otherwise, the entry written anew."""
-    lines = _LINE.findall(layout.pieces[i])
+    lines = split_lines(layout.pieces[i])
     width = _indent(lines[0])
     if width:
         lines = [_dedent(line, width) for line in lines]
@@ -968,7 +999,7 @@ def _merge(a: str, b: str) -> str:
     lines with content are all kept; of two runs of blank lines, the longer."""
     a_blank, b_blank = not a.strip(" \t\r\n"), not b.strip(" \t\r\n")
     if a_blank and b_blank:
-        return a if len(_LINE.findall(a)) >= len(_LINE.findall(b)) else b
+        return a if len(split_lines(a)) >= len(split_lines(b)) else b
     if a_blank:
         return b
     if b_blank:
@@ -978,7 +1009,7 @@ def _merge(a: str, b: str) -> str:
 
 def _split_trailing_blanks(gap: str) -> tuple[str, str]:
     """``gap`` as (its lines up to the last one with content, the blank lines after)."""
-    lines = _LINE.findall(gap)
+    lines = split_lines(gap)
     k = len(lines)
     while k > 0 and not lines[k - 1].strip(" \t\r\n"):
         k -= 1
@@ -997,5 +1028,5 @@ def _ends_line(text: str) -> bool:
 
 def _ends_blank_line(text: str) -> bool:
     """Is the last line of ``text`` (which ends a line) blank?"""
-    lines = _LINE.findall(text)
+    lines = split_lines(text)
     return not lines or not lines[-1].strip(" \t\r\n")
