@@ -17,6 +17,7 @@ from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile, named
 from padtui.core.journal import OWN_ORIGINS, Journal
+from padtui.core.journal import Version as JournalVersion
 from padtui.core.model import Entry
 from padtui.core.rules import RuleMap
 from padtui.core.store import JournalArg, Snapshot, journal_of, snapshot_of
@@ -326,6 +327,10 @@ class Inspection:
         if most_bytes is not None:
             while len(wanted) > 2 and sum(v.size for v in wanted) > most_bytes:
                 del wanted[0]
+        return self._take_journaled(journal, wanted)
+
+    def _take_journaled(self, journal: Journal, wanted: list[JournalVersion]) -> int:
+        """Take in the journaled versions ``wanted``, in order; returns how many."""
         taken = 0
         for v in wanted:
             previous = self.current.pad_file if self.versions else None
@@ -341,6 +346,31 @@ class Inspection:
             if self.observe(snapshot_of(pad_file), now=seen, origin=origin, number=v.n):
                 taken += 1
         return taken
+
+    def earlier(self, journal: Journal, count: int) -> list[Version]:
+        """The history before what was taken in on opening: up to ``count`` journaled
+        versions older than the oldest one here, each audited against the one before it,
+        followed by that oldest one audited against the last of them (taken in on opening,
+        it had nothing to be audited against). Changes nothing here; empty when the journal
+        holds nothing older."""
+        if not self.versions:
+            return []
+        oldest = self.versions[0].number
+        listed = [v for v in journal.versions() if v.parsed and v.n <= oldest]
+        if len(listed) < 2 or listed[-1].n != oldest:
+            return []
+        wanted = listed[-(count + 2) :]  # (one more, that the first returned is audited too)
+        past = Inspection(
+            self.path,
+            policy=self.policy,
+            budget_override=self.budget_override,
+            encoding=self.encoding,
+            clock=self.clock,
+            rule_map=self.rule_map,
+        )
+        past._take_journaled(journal, wanted)
+        found = past.versions
+        return found[1:] if len(wanted) == count + 2 and len(found) > 1 else found
 
     def unreadable(self, detail: str) -> None:
         """The file cannot be read right now; the last good version stays on screen."""

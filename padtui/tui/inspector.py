@@ -19,7 +19,7 @@ import gc
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import ClassVar
 
@@ -37,7 +37,15 @@ from padtui.core import letta, store
 from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PadFile, format_for_name, named, read_only_reason
-from padtui.core.inspection import Alarm, Examined, Inspection, Observed, digest, journal_seen
+from padtui.core.inspection import (
+    Alarm,
+    Examined,
+    Inspection,
+    Observed,
+    Version,
+    digest,
+    journal_seen,
+)
 from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
 from padtui.core.store import Snapshot
@@ -69,6 +77,7 @@ RETRY_AFTER_FAILURE = 1.0
 # the version on disk is audited against the last of them
 RECENT_VERSIONS = 16
 RECENT_BYTES = 500_000
+HISTORY_STEP = 16  # versions the history reads from the journal each time o is pressed
 
 # actions that write the pad: not offered on a pad padtui only reads (a Letta agent file)
 WRITE_ACTIONS = frozenset({"commit", "externalize"})
@@ -948,7 +957,22 @@ class InspectorScreen(Screen[None]):
 
     def action_history(self) -> None:
         if self._need_version():
-            self.app.push_screen(HistoryScreen(self.inspection.versions))
+            self.app.push_screen(HistoryScreen(self.inspection.versions, self._older()))
+
+    def _older(self) -> Callable[[list[Version]], list[Version]] | None:
+        """How the history reads versions older than those taken in (from the journal)."""
+        if self.journal is False:
+            return None
+        insp, journal = self.inspection, self.journal
+
+        def older(listed: list[Version]) -> list[Version]:
+            j = store.journal_of(insp.path, journal)
+            if j is None or not os.path.exists(j.path):
+                return []
+            past = replace(insp, versions=listed, alarms=[], trial=None)
+            return past.earlier(j, HISTORY_STEP)
+
+        return older
 
     def action_alarms(self) -> None:
         self.app.push_screen(

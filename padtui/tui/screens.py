@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -393,16 +393,32 @@ class HistoryScreen(Screen[None]):
     """Every version seen, with the verdict of each rewrite; select one for its findings."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,h", "close", "Back", id="history.close", tooltip="Back to the pad")
+        Binding("escape,h", "close", "Back", id="history.close", tooltip="Back to the pad"),
+        Binding(
+            "o",
+            "older",
+            "Older",
+            id="history.older",
+            tooltip="Take in older versions from the journal",
+        ),
     ]
 
-    def __init__(self, versions: Sequence[Version]) -> None:
+    def __init__(
+        self,
+        versions: Sequence[Version],
+        older: Callable[[list[Version]], list[Version]] | None = None,
+    ) -> None:
+        """``older``: given the versions listed, the journal's versions before them (the
+        oldest listed last, audited against them), or None where there is no journal."""
         super().__init__()
         self.versions = list(versions)
+        self.older = older
+        self.at_start = older is None or not versions or versions[0].number <= 1
 
     def compose(self) -> ComposeResult:
         tokens = [float(v.tokens) for v in self.versions]
         caution = [v.caution_share for v in self.versions]
+        yield Static(self._range(), id="history-range")
         with Horizontal(id="sparks"):
             with Vertical():
                 yield Static("tokens per version")
@@ -419,6 +435,64 @@ class HistoryScreen(Screen[None]):
             with VerticalScroll(id="findings"):
                 yield Static(id="detail")
         yield Footer()
+
+    def _range(self) -> Text:
+        """Which versions the list holds, and whether older ones are in the journal."""
+        if not self.versions:
+            return Text("")
+        first, last = self.versions[0].number, self.versions[-1].number
+        line = Text(f" v{first}–v{last} ", style="bold")
+        if self.older is None:
+            line.append(" seen here (no journal: nothing older is kept)", style="dim")
+        elif self.at_start:
+            line.append(" from the pad's first version journaled", style="dim")
+        else:
+            line.append(f" · v1–v{first - 1} are in the journal: o shows older", style="dim")
+        return line
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "older":
+            return not self.at_start
+        return True
+
+    def action_older(self) -> None:
+        self.query_one("#history-range", Static).update(
+            Text(" reading older versions from the journal…", style="dim")
+        )
+        self.find_older()
+
+    @work(exclusive=True, group="older", thread=True)
+    def find_older(self) -> None:
+        assert self.older is not None
+        try:
+            found = self.older(self.versions)
+        except Exception as exc:  # (padtui's own failure: a notice, never a crash)
+            self.app.call_from_thread(
+                self.notify, f"older versions not read: {exc}", severity="error"
+            )
+            found = []
+        self.app.call_from_thread(self._older_found, found)
+
+    def _older_found(self, found: list[Version]) -> None:
+        """The older versions before the listed ones; the oldest listed, audited anew."""
+        if not found or found[-1].number != self.versions[0].number:
+            self.at_start = True
+        else:
+            self.versions[:1] = found
+            self.at_start = found[0].number <= 1
+            shown = self.query_one("#versions", OptionList)
+            at = shown.highlighted
+            shown.clear_options()
+            shown.add_options(Option(self._row(v)) for v in reversed(self.versions))
+            shown.highlighted = at
+            self.query_one("#tokens-spark", Sparkline).data = [
+                float(v.tokens) for v in self.versions
+            ]
+            self.query_one("#caution-spark", Sparkline).data = [
+                v.caution_share for v in self.versions
+            ]
+        self.query_one("#history-range", Static).update(self._range())
+        self.refresh_bindings()
 
     def _row(self, v: Version) -> Text:
         style = verdict_style(self.app.theme_variables, v.verdict, badge=False)

@@ -12,6 +12,7 @@ from textual.widgets import OptionList, Static
 
 from padtui.cli import main
 from padtui.core import store
+from padtui.tui.inspector import RECENT_VERSIONS
 from padtui.tui.screens import AlarmsScreen, HistoryScreen
 from tests.tui.conftest import SAMPLES, copy_sample, inspector, write_atomic
 from tests.tui.test_fleet import fleet
@@ -162,3 +163,37 @@ async def test_the_history_of_a_fleet_pad_past_the_versions_kept_opens(tmp_path:
         await f.until(lambda: "version 5" in detail(), "version 5's detail")
         assert "+ note n-3" in detail() and "n-4" not in detail()
         assert f.app.is_running
+
+
+async def test_o_in_the_history_reads_the_older_versions_from_the_journal(
+    tmp_path: Path,
+) -> None:
+    """The inspector takes in the newest journaled versions on opening; the history says what
+    it lists, and o reads the rest from the journal, each audited against the one before."""
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    doc = json.loads(pad.read_text("utf-8"))
+    store.read(str(pad), journal=True)
+    for n in range(RECENT_VERSIONS + 3):  # more versions than the inspector takes in
+        doc.append({"kind": "note", "id": f"n-{n}", "text": f"Note {n}."})
+        write_atomic(pad, json.dumps(doc, indent=2))
+        store.read(str(pad), journal=True)
+    last = RECENT_VERSIONS + 4
+    async with inspector(pad) as h:
+        await h.pilot.press("h")
+        assert isinstance(h.app.screen, HistoryScreen)
+        screen = h.app.screen
+        first = last - RECENT_VERSIONS + 1
+        assert [v.number for v in screen.versions] == list(range(first, last + 1))
+        assert screen.versions[0].verdict == "initial"  # (nothing to audit it against yet)
+
+        def said() -> str:
+            return str(screen.query_one("#history-range", Static).content)
+
+        assert f"v{first}–v{last}" in said() and f"v1–v{first - 1} are in the journal" in said()
+        await h.pilot.press("o")
+        await h.until(lambda: screen.versions[0].number == 1, "the older versions")
+        assert [v.number for v in screen.versions] == list(range(1, last + 1))
+        assert [v.verdict for v in screen.versions[1:]] == ["growth"] * (last - 1)
+        assert "from the pad's first version" in said()
+        assert screen.query_one("#versions", OptionList).option_count == last
+        assert not screen.check_action("older", ())  # (nothing older: o is off the footer)
