@@ -66,6 +66,8 @@ class Plan:
     # the headings that hold rules, for the rules at risk (None: padtui's own); the pad's
     # own settings extend or replace it
     rule_map: RuleMap | None = field(default=None, repr=False)
+    # entry index -> claims, when known (else the claims of the dropped are counted anew)
+    claim_counts: Mapping[int, int] | None = field(default=None, repr=False)
 
     def way_out_for(self, path: str) -> str | None:
         """The way out of a refusal, with the pad's path filled in as one shell word (see
@@ -148,7 +150,12 @@ class Plan:
         if self.refused:
             return self.claims_before
         record = (self.loss_record,) if self.loss_record is not None else ()
-        return self.claims_before - pad_claims(self.dropped) + pad_claims(record)
+        known = self.claim_counts
+        if known is not None and self.dropped and self.dropped[0].index in known:
+            dropped = sum(known[e.index] for e in self.dropped)
+        else:
+            dropped = pad_claims(self.dropped)
+        return self.claims_before - dropped + pad_claims(record)
 
     def as_json(self) -> dict[str, Any]:
         """The plan as ``check --json`` prints it (SPEC section 5)."""
@@ -353,12 +360,13 @@ def plan(
     counter = counter or counter_for(pad.encoding)
     budget = resolve_budget(pad, budget)
     entries = pad.entries
-    counting = counter.start(e.text for e in entries)
-    claims = pad_claims(entries)  # while the encoder counts tokens (a large pad's both take long)
-    costs = dict(zip((e.index for e in entries), counting(), strict=True))
-    ctx = _Ctx(pad, budget, counter, policy, costs, claims, record_forms(fmt))
+    # the claims are counted while the encoder counts tokens (a large pad's both take long)
+    tokens, claims = counter.start_with_claims(e.text for e in entries)()
+    costs = dict(zip((e.index for e in entries), tokens, strict=True))
+    ctx = _Ctx(pad, budget, counter, policy, costs, sum(claims), record_forms(fmt))
     made = _seed(ctx) if policy == "seed" else _strict(ctx, now or datetime.now(UTC))
-    return replace(made, rule_map=rule_map) if rule_map is not None else made
+    claim_counts = dict(zip((e.index for e in entries), claims, strict=True))
+    return replace(made, rule_map=rule_map, claim_counts=claim_counts)
 
 
 def resolve_budget(pad: Pad, budget: int | None) -> int:
