@@ -346,7 +346,7 @@ def _plan(args: argparse.Namespace) -> Any:
         counter = _counter(args, args.path, pad)
         fmt = format_of(args.path, args.format)
         made = plan(pad, args.budget, args.policy, counter, fmt=fmt, rule_map=_rule_map(args))
-        _keep_counts(counter)
+        _keep_counts(counter, made)
         return made
 
 
@@ -373,10 +373,13 @@ def _cached_counter(args: argparse.Namespace, path: str, encoding: str | None) -
     return TokenCounter(name, CountCache.for_pad(path, name))
 
 
-def _keep_counts(counter: Any) -> None:
-    """Write the counts learnt back to the cache; a failure (a full disk, a read-only cache
-    folder) is passed over in silence: the next run counts again, nothing else is lost."""
+def _keep_counts(counter: Any, plan: Any = None) -> None:
+    """Write the counts learnt (and the plan's rules at risk, which every report of it
+    shows, found now) back to the cache; a failure (a full disk, a read-only cache folder)
+    is passed over in silence: the next run counts again, nothing else is lost."""
     if counter.store is not None:
+        if plan is not None:
+            plan.rules_at_risk  # noqa: B018
         counter.store.save()
 
 
@@ -442,7 +445,7 @@ def _compact_write(args: argparse.Namespace) -> int:
         plan = make_plan(
             snap.pad, args.budget, args.policy, counter, fmt=snap.format, rule_map=_rule_map(args)
         )
-        _keep_counts(counter)
+        _keep_counts(counter, plan)
     report = _plan_json(args.path, plan, args.format)
     if plan.refused:
         if args.json:

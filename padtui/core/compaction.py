@@ -19,7 +19,7 @@ from typing import Any
 from padtui.core.claims import pad_claims
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
-from padtui.core.rules import RuleMap, find_rules
+from padtui.core.rules import RuleMap, RuleMemo, find_rules
 from padtui.core.text import one_line, shell_word
 from padtui.core.tokens import TokenCounter, counter_for
 
@@ -67,7 +67,9 @@ class Plan:
     # own settings extend or replace it
     rule_map: RuleMap | None = field(default=None, repr=False)
     # entry index -> claims, when known (else the claims of the dropped are counted anew)
-    claim_counts: Mapping[int, int] | None = field(default=None, repr=False)
+    claim_counts: Mapping[int, int] | None = field(default=None, repr=False, compare=False)
+    # where the rules at risk are looked up before they are found (a count cache's)
+    rule_memo: RuleMemo | None = field(default=None, repr=False, compare=False)
 
     def way_out_for(self, path: str) -> str | None:
         """The way out of a refusal, with the pad's path filled in as one shell word (see
@@ -142,7 +144,7 @@ class Plan:
     def rules_at_risk(self) -> tuple[RuleAtRisk, ...]:
         """Every rule (SPEC section 4.1) in an unsealed entry, wherever it lives: a pass may
         drop it, and this pass drops those marked ``dropped``."""
-        return rules_at_risk(self, self.rule_map)
+        return rules_at_risk(self, self.rule_map, self.rule_memo)
 
     @cached_property
     def claims_after(self) -> int:
@@ -237,21 +239,26 @@ class RuleAtRisk:
         }
 
 
-def rules_at_risk(plan: Plan, rule_map: RuleMap | None = None) -> tuple[RuleAtRisk, ...]:
+def rules_at_risk(
+    plan: Plan, rule_map: RuleMap | None = None, memo: RuleMemo | None = None
+) -> tuple[RuleAtRisk, ...]:
     """The rules of the plan's pad in unsealed entries, in file order, each marked when the
     plan drops its entry. ``rule_map``: the headings that hold rules (padtui's own by
     default; the pad's own settings extend or replace it)."""
-    return unsealed_rules(plan.source, rule_map, {e.index for e in plan.dropped})
+    return unsealed_rules(plan.source, rule_map, {e.index for e in plan.dropped}, memo)
 
 
 def unsealed_rules(
-    pad: Pad, rule_map: RuleMap | None = None, gone: Collection[int] = ()
+    pad: Pad,
+    rule_map: RuleMap | None = None,
+    gone: Collection[int] = (),
+    memo: RuleMemo | None = None,
 ) -> tuple[RuleAtRisk, ...]:
     """The rules of ``pad`` in unsealed entries, in file order: what any pass may drop
     (those in the entries at the indices ``gone`` marked dropped)."""
     return tuple(
         RuleAtRisk(e, r.kind, r.text, r.heading, r.entry in gone)
-        for r in find_rules(pad, rule_map)
+        for r in find_rules(pad, rule_map, memo)
         for e in (pad.entries[r.entry],)
         if not e.sealed
     )
@@ -366,7 +373,8 @@ def plan(
     ctx = _Ctx(pad, budget, counter, policy, costs, sum(claims), record_forms(fmt))
     made = _seed(ctx) if policy == "seed" else _strict(ctx, now or datetime.now(UTC))
     claim_counts = dict(zip((e.index for e in entries), claims, strict=True))
-    return replace(made, rule_map=rule_map, claim_counts=claim_counts)
+    memo = counter.store.rules if counter.store is not None else None
+    return replace(made, rule_map=rule_map, claim_counts=claim_counts, rule_memo=memo)
 
 
 def resolve_budget(pad: Pad, budget: int | None) -> int:

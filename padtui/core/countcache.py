@@ -20,9 +20,10 @@ import re
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from padtui.core.claims import CLAIM_RULES
+from padtui.core.rules import RuleRows
 from padtui.core.tokens import MAX_RUN
 
 FORMAT = 1
@@ -107,6 +108,7 @@ class CountCache:
         self._old: dict[bytes, tuple[int, int]] = {}
         self._hit: dict[bytes, tuple[int, int]] = {}
         self._new: dict[str, list[int]] = {}  # text -> [tokens, claims] learnt in this run
+        self.rules = RuleTable()
         if path is not None:
             self._read(path)
 
@@ -121,6 +123,11 @@ class CountCache:
         """Were counts read from a file (so a run may well not need the encoder)?"""
         return bool(self._old)
 
+    @property
+    def changed(self) -> bool:
+        """Has this run learnt anything the file does not hold?"""
+        return bool(self._new or self.rules.new)
+
     def learn_encoder(self, enc: Any) -> None:
         """The encoder has been loaded: what it says of digits, if the file did not."""
         if self.digits is None:
@@ -134,23 +141,26 @@ class CountCache:
 
     def lookup(self, texts: Sequence[str]) -> list[tuple[int | None, int | None]]:
         """(tokens, claims) of each text, None where not known."""
+        new, old, hit = self._new, self._old, self._hit
+        if not new and not old:
+            return [(None, None)] * len(texts)
+        digits, blake, zeros = bool(self.digits), hashlib.blake2b, _ZEROS
         got: list[tuple[int | None, int | None]] = []
-        new, old, hit, digits = self._new, self._old, self._hit, bool(self.digits)
         for text in texts:
             learnt = new.get(text)
             if learnt is not None:
                 got.append(_known(learnt[0], learnt[1]))
                 continue
-            if not old:
-                got.append((None, None))
-                continue
-            k = self.key(text, digits)
+            data = text.encode("utf-8", "surrogatepass")
+            if digits and text.isascii():
+                data = data.translate(zeros)
+            k = blake(data, digest_size=_KEY).digest()
             row = old.get(k)
             if row is None:
                 got.append((None, None))
             else:
                 hit[k] = row
-                got.append(_known(*row))
+                got.append(_known(*row) if UNKNOWN in row else row)
         return got
 
     def put(
@@ -167,7 +177,7 @@ class CountCache:
     def save(self) -> bool:
         """Write the file if this run learnt anything; never raises. False when it could
         not be written (the counts are then simply counted again next time)."""
-        if self.path is None or not self._new:
+        if self.path is None or not self.changed:
             return True
         try:
             data = self._encode()
@@ -198,9 +208,14 @@ class CountCache:
             rows = dict(list(rows.items())[:LIMIT])
         tokens = array("I", (n for n, _c in rows.values()))
         claims = array("I", (c for _n, c in rows.values()))
+        kept = self.rules.kept()
+        none = b"".join(k for k, found in kept.items() if not found)
+        some = [[k.hex(), found] for k, found in kept.items() if found]
+        found_json = json.dumps(some, ensure_ascii=False).encode("utf-8", "surrogatepass")
         meta = dict(self._meta, digits=digits, n=len(rows), order=sys.byteorder)
+        meta.update(rules_none=len(none) // _KEY, rules_json=len(found_json))
         head = _MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n"
-        body = head + b"".join(rows) + tokens.tobytes() + claims.tobytes()
+        body = head + b"".join(rows) + tokens.tobytes() + claims.tobytes() + none + found_json
         return body + hashlib.blake2b(body, digest_size=_SUM).digest()
 
     def _read(self, path: str) -> None:
@@ -225,18 +240,79 @@ class CountCache:
             return
         if not isinstance(meta, dict) or any(meta.get(k) != v for k, v in self._meta.items()):
             return
-        n, digits = meta.get("n"), meta.get("digits")
-        if meta.get("order") != sys.byteorder or type(n) is not int or type(digits) is not bool:
+        digits = meta.get("digits")
+        sizes = [meta.get("n"), meta.get("rules_none"), meta.get("rules_json")]
+        if meta.get("order") != sys.byteorder or type(digits) is not bool:
             return
+        if not all(type(x) is int and x >= 0 for x in sizes):
+            return
+        n, none, found_len = cast(list[int], sizes)
         rows = body[end + 1 :]
-        if n < 0 or len(rows) != n * (_KEY + 8):
+        if len(rows) != n * (_KEY + 8) + none * _KEY + found_len:
             return
         keys = [rows[i : i + _KEY] for i in range(0, n * _KEY, _KEY)]
         tokens, claims = array("I"), array("I")
         tokens.frombytes(rows[n * _KEY : n * (_KEY + 4)])
-        claims.frombytes(rows[n * (_KEY + 4) :])
+        claims.frombytes(rows[n * (_KEY + 4) : n * (_KEY + 8)])
+        at = n * (_KEY + 8)
+        found = _rule_rows(rows[at + none * _KEY :])
+        if found is None:
+            return
         self._old = dict(zip(keys, zip(tokens, claims, strict=True), strict=True))
+        self.rules.old = dict.fromkeys(
+            (rows[i : i + _KEY] for i in range(at, at + none * _KEY, _KEY)), ()
+        )
+        self.rules.old.update(found)
         self.digits = digits
+
+
+class RuleTable:
+    """The rules of entries (``padtui.core.rules.find_rules``'s memo), by ``rule_key``."""
+
+    def __init__(self) -> None:
+        self.old: dict[bytes, RuleRows] = {}
+        self.hit: dict[bytes, RuleRows] = {}
+        self.new: dict[bytes, RuleRows] = {}
+
+    def get(self, key: bytes) -> RuleRows | None:
+        rows = self.new.get(key)
+        if rows is None:
+            rows = self.old.get(key)
+            if rows is not None:
+                self.hit[key] = rows
+        return rows
+
+    def put(self, key: bytes, rows: RuleRows) -> None:
+        self.new[key] = rows
+
+    def kept(self) -> dict[bytes, RuleRows]:
+        """What the file keeps: this run's, then earlier ones, up to the limit."""
+        out = dict(self.new)
+        for k, rows in (*self.hit.items(), *self.old.items()):
+            if len(out) >= LIMIT:
+                break
+            out.setdefault(k, rows)
+        return out
+
+
+def _rule_rows(data: bytes) -> dict[bytes, RuleRows] | None:
+    """The entries' rules as written (``[[key, [[text, kind, place, heading, lent], ...]],
+    ...]``); None unless every one is so."""
+    try:
+        found = json.loads(data.decode("utf-8", "surrogatepass")) if data else []
+        out: dict[bytes, RuleRows] = {}
+        for key, rows in found:
+            got = []
+            for text, kind, place, heading, lent in rows:
+                if not (isinstance(text, str) and isinstance(kind, str)):
+                    return None
+                if not all(x is None or isinstance(x, str) for x in (place, heading, lent)):
+                    return None
+                got.append((text, kind, place, heading, lent))
+            out[bytes.fromhex(key)] = tuple(got)
+    except (ValueError, TypeError):
+        return None
+    return out
 
 
 def _known(n: int, c: int) -> tuple[int | None, int | None]:

@@ -242,3 +242,28 @@ def test_one_encoder_thread_unless_more_than_two_cores(
 ) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores, raising=False)
     assert encoder_threads() == threads
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads"
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in SAMPLES.iterdir() if p.is_file() and p.suffix != ".af")
+)
+def test_rules_at_risk_read_back_equal_those_found(tmp_path: Path, name: str) -> None:
+    """The rules at risk a plan lists come from the cache on a re-run: the same as found
+    afresh, for the rule map they were found with (another map's are found anew)."""
+    from padtui.core.formats import load_pad
+    from padtui.core.rules import RuleMap
+
+    pad = load_pad(str(SAMPLES / name))
+    maps = [None, RuleMap.default().extended(["notes", "plan"], replace=True)]
+    for rule_map in maps:
+        fresh = plan(pad, None, "strict", FRESH, rule_map=rule_map).rules_at_risk
+        for run in ("found, then kept", "read back"):
+            counter = _cached_counter(str(tmp_path))
+            got = plan(pad, None, "strict", counter, rule_map=rule_map).rules_at_risk
+            assert counter.store is not None
+            assert bool(counter.store.rules.new) == (run == "found, then kept")
+            assert counter.store.save()
+            assert got == fresh
