@@ -345,7 +345,10 @@ def _plan(args: argparse.Namespace) -> Any:
         pad = load_pad(args.path, args.format)
         counter = _counter(args, args.path, pad)
         fmt = format_of(args.path, args.format)
-        made = plan(pad, args.budget, args.policy, counter, fmt=fmt, rule_map=_rule_map(args))
+        rules = _rule_map(args)
+        made = plan(
+            pad, args.budget, args.policy, counter, fmt=fmt, rule_map=rules, find_rules_now=True
+        )
         _keep_counts(counter, made)
         return made
 
@@ -443,7 +446,13 @@ def _compact_write(args: argparse.Namespace) -> int:
         check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
         counter = _cached_counter(args, args.path, args.encoding or snap.pad.encoding)
         plan = make_plan(
-            snap.pad, args.budget, args.policy, counter, fmt=snap.format, rule_map=_rule_map(args)
+            snap.pad,
+            args.budget,
+            args.policy,
+            counter,
+            fmt=snap.format,
+            rule_map=_rule_map(args),
+            find_rules_now=True,
         )
         _keep_counts(counter, plan)
     report = _plan_json(args.path, plan, args.format)

@@ -19,7 +19,7 @@ from typing import Any
 from padtui.core.claims import pad_claims
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
-from padtui.core.rules import RuleMap, RuleMemo, find_rules
+from padtui.core.rules import Rule, RuleMap, RuleMemo, find_rules
 from padtui.core.text import one_line, shell_word
 from padtui.core.tokens import TokenCounter, counter_for
 
@@ -70,6 +70,8 @@ class Plan:
     claim_counts: Mapping[int, int] | None = field(default=None, repr=False, compare=False)
     # where the rules at risk are looked up before they are found (a count cache's)
     rule_memo: RuleMemo | None = field(default=None, repr=False, compare=False)
+    # the pad's rules (``find_rules``), when the plan found them already
+    found_rules: tuple[Rule, ...] | None = field(default=None, repr=False, compare=False)
 
     def way_out_for(self, path: str) -> str | None:
         """The way out of a refusal, with the pad's path filled in as one shell word (see
@@ -144,6 +146,9 @@ class Plan:
     def rules_at_risk(self) -> tuple[RuleAtRisk, ...]:
         """Every rule (SPEC section 4.1) in an unsealed entry, wherever it lives: a pass may
         drop it, and this pass drops those marked ``dropped``."""
+        if self.found_rules is not None:
+            gone = {e.index for e in self.dropped}
+            return _unsealed(self.source, self.found_rules, gone)
         return rules_at_risk(self, self.rule_map, self.rule_memo)
 
     @cached_property
@@ -256,9 +261,13 @@ def unsealed_rules(
 ) -> tuple[RuleAtRisk, ...]:
     """The rules of ``pad`` in unsealed entries, in file order: what any pass may drop
     (those in the entries at the indices ``gone`` marked dropped)."""
+    return _unsealed(pad, find_rules(pad, rule_map, memo), gone)
+
+
+def _unsealed(pad: Pad, rules: Sequence[Rule], gone: Collection[int]) -> tuple[RuleAtRisk, ...]:
     return tuple(
         RuleAtRisk(e, r.kind, r.text, r.heading, r.entry in gone)
-        for r in find_rules(pad, rule_map, memo)
+        for r in rules
         for e in (pad.entries[r.entry],)
         if not e.sealed
     )
@@ -353,6 +362,7 @@ def plan(
     *,
     fmt: str | None = None,
     rule_map: RuleMap | None = None,
+    find_rules_now: bool = False,
 ) -> Plan:
     """A trial compaction of ``pad``. Never raises for any pad; refusals carry a code.
 
@@ -360,21 +370,27 @@ def plan(
     pass of a JSON or JSONL pad may write a record that names ranges or counts, as those
     formats keep the record's ``drops`` field; any other (Markdown, or None: not known)
     gets a record whose text alone names every entry it drops. ``rule_map``: the headings
-    that hold rules, for ``Plan.rules_at_risk`` (padtui's own by default).
+    that hold rules, for ``Plan.rules_at_risk`` (padtui's own by default), which are found
+    here, while the encoder counts, with ``find_rules_now`` (for a report that lists them).
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     counter = counter or counter_for(pad.encoding)
     budget = resolve_budget(pad, budget)
     entries = pad.entries
-    # the claims are counted while the encoder counts tokens (a large pad's both take long)
-    tokens, claims = counter.start_with_claims(e.text for e in entries)()
+    # the claims (and the rules) are found while the encoder counts tokens (a large pad's
+    # both take long)
+    counting = counter.start_with_claims(e.text for e in entries)
+    memo = counter.store.rules if counter.store is not None else None
+    rules = tuple(find_rules(pad, rule_map, memo)) if find_rules_now else None
+    tokens, claims = counting()
     costs = dict(zip((e.index for e in entries), tokens, strict=True))
     ctx = _Ctx(pad, budget, counter, policy, costs, sum(claims), record_forms(fmt))
     made = _seed(ctx) if policy == "seed" else _strict(ctx, now or datetime.now(UTC))
     claim_counts = dict(zip((e.index for e in entries), claims, strict=True))
-    memo = counter.store.rules if counter.store is not None else None
-    return replace(made, rule_map=rule_map, claim_counts=claim_counts, rule_memo=memo)
+    return replace(
+        made, rule_map=rule_map, claim_counts=claim_counts, rule_memo=memo, found_rules=rules
+    )
 
 
 def resolve_budget(pad: Pad, budget: int | None) -> int:

@@ -260,9 +260,14 @@ def test_rules_at_risk_read_back_equal_those_found(tmp_path: Path, name: str) ->
     maps = [None, RuleMap.default().extended(["notes", "plan"], replace=True)]
     for rule_map in maps:
         fresh = plan(pad, None, "strict", FRESH, rule_map=rule_map).rules_at_risk
+        at_once = plan(pad, None, "strict", FRESH, rule_map=rule_map, find_rules_now=True)
+        assert at_once.rules_at_risk == fresh
         for run in ("found, then kept", "read back"):
             counter = _cached_counter(str(tmp_path))
-            got = plan(pad, None, "strict", counter, rule_map=rule_map).rules_at_risk
+            now = run == "read back"  # (found with the plan, or when asked for)
+            got = plan(
+                pad, None, "strict", counter, rule_map=rule_map, find_rules_now=now
+            ).rules_at_risk
             assert counter.store is not None
             assert bool(counter.store.rules.new) == (run == "found, then kept")
             assert counter.store.save()
