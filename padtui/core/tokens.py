@@ -287,7 +287,7 @@ class TokenCounter:
         texts = list(texts)
         store = self.store
         if store is None:
-            counting = self._start(texts, look=False)
+            counting = self.start(texts)
             claims = list(map(count_claims, texts))
             return lambda: (counting(), claims)
         rows = store.lookup(texts)
