@@ -39,6 +39,41 @@ from bench_check_vs_baseline import BASELINE, agree, pct, run  # noqa: E402
 
 SITUATIONS = ("cold", "changed", "unchanged")
 
+# --steps: where a cold check's time goes, in a fresh process (no count cache)
+STEPS = r"""
+import json, sys, time
+t0 = time.perf_counter(); marks = {}
+def mark(name):
+    global t0
+    now = time.perf_counter(); marks[name] = (now - t0) * 1000; t0 = now
+import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
+mark("imports")
+from padtui.core.formats import load_pad
+pad = load_pad(sys.argv[1]); mark("read")
+from padtui.core.tokens import counter_for
+counter = counter_for(); mark("load the encoding")
+from padtui.core.compaction import plan
+p = plan(pad, None, "strict", counter); mark("counts, claims, strict plan")
+p.rules_at_risk; mark("rules at risk")
+from padtui.report import plan_report
+plan_report(sys.argv[1], p); mark("report")
+print(json.dumps(marks))
+"""
+
+
+def steps(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, float]:
+    """The median time of each step of a cold check (ms), over ``runs`` fresh processes."""
+    import subprocess
+
+    got: dict[str, list[float]] = {}
+    for _ in range(runs):
+        out = subprocess.run(
+            [py, "-c", STEPS, pad], capture_output=True, text=True, env=env, check=True
+        )
+        for name, ms in json.loads(out.stdout).items():
+            got.setdefault(name, []).append(ms)
+    return {name: statistics.median(v) for name, v in got.items()}
+
 
 def changed_copy(pad: str, out: str, share: float = 0.01, seed: int = 11) -> int:
     """``pad`` with ``share`` of its rewritable entries changed (a sentence added), written
@@ -107,8 +142,11 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, nargs="+", default=[4000, 200_000, 1_000_000])
     ap.add_argument("--pairs", type=int, default=9)
     ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--situations", nargs="+", choices=SITUATIONS, default=list(SITUATIONS))
+    ap.add_argument("--situations", nargs="*", choices=SITUATIONS, default=list(SITUATIONS))
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    ap.add_argument(
+        "--steps", action="store_true", help="also time each step of a cold check (in process)"
+    )
     args = ap.parse_args()
     json_path = os.path.abspath(args.json) if args.json else None
     py = sys.executable
@@ -136,6 +174,15 @@ def main() -> None:
             size = padgen.make_pad(pad, tokens)
             decision = agree(py, pad, env)
             changed = os.path.join(tmp, f"pad-{tokens}-changed.json")
+            if args.steps:
+                times = steps(py, pad, env)
+                results.append({"tokens_target": tokens, "steps_ms": times})
+                print(
+                    f"{tokens:>9} tokens, a cold check's steps (ms, median of 3 fresh processes): "
+                    + ", ".join(f"{n} {ms:.0f}" for n, ms in times.items())
+                    + f"; load {load()}",
+                    flush=True,
+                )
             for situation in args.situations:
                 if situation == "cold":
                     row = point(py, pad, env, empty, args.pairs, args.warmup)
