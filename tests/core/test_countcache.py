@@ -29,6 +29,7 @@ pieces = st.one_of(
     st.text(max_size=30),
     st.from_regex(r"[0-9]{1,12}", fullmatch=True),
     st.sampled_from(["2026-12-01T00:15:03Z", " ", "\n", ". ", "; ", "1. ", "- ", "٣", "½", "x"]),
+    st.sampled_from(["retry", " the", " ledger", " export", "Never", " replica", " hello"]),
     st.text(alphabet="0123456789 .-:TZ\n", max_size=40),
 )
 texts = st.lists(pieces, max_size=8).map("".join)
@@ -57,20 +58,28 @@ def _digits_changed(text: str, seed: int) -> str:
     seen=st.lists(texts, min_size=1, max_size=6),
     asked=st.lists(texts, max_size=6),
     seed=st.integers(1, 9),
+    swaps=st.lists(st.tuples(st.integers(0), st.sampled_from("0a e.Z٣½ \n")), max_size=6),
 )
 def test_cached_counts_and_claims_equal_fresh_ones(
-    seen: list[str], asked: list[str], seed: int
+    seen: list[str], asked: list[str], seed: int, swaps: list[tuple[int, str]]
 ) -> None:
     """Texts counted in an earlier run, texts that differ from those only in their digits
-    (a loss record's time stamp), and texts never seen: each gets its fresh counts."""
+    (a loss record's time stamp) or in one character, and texts never seen: each gets its
+    fresh counts."""
     with tempfile.TemporaryDirectory() as folder:
         _warm(folder, seen)
         counter = _cached_counter(folder)
         assert counter.store is not None and counter.store.warm
-        wanted = seen + [_digits_changed(t, seed) for t in seen] + asked
+        near = [_swapped(t, at, c) for t, (at, c) in zip(seen, swaps, strict=False) if t]
+        wanted = seen + [_digits_changed(t, seed) for t in seen] + near + asked
         tokens, claims = counter.start_with_claims(wanted)()
         assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in wanted]
         assert [counter.count(t) for t in wanted] == tokens
+
+
+def _swapped(text: str, at: int, c: str) -> str:
+    at %= len(text)
+    return text[:at] + c + text[at + 1 :]
 
 
 def test_cl100k_base_digits_cost_the_same_whatever_they_are() -> None:
