@@ -35,17 +35,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import padgen  # noqa: E402
-from bench_check_vs_baseline import BASELINE, agree, pct, run  # noqa: E402
+from bench_check_vs_baseline import BASELINE, MARKS, agree, child_env, dump, pct, run  # noqa: E402
 
 SITUATIONS = ("cold", "changed", "unchanged")
 
 # --steps: where a cold check's time goes, in a fresh process (no count cache)
-STEPS = r"""
-import json, sys, time
-t0 = time.perf_counter(); marks = {}
-def mark(name):
-    global t0
-    now = time.perf_counter(); marks[name] = (now - t0) * 1000; t0 = now
+STEPS = (
+    MARKS
+    + r"""
 import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
 mark("imports")
 from padtui.core.formats import load_pad
@@ -59,6 +56,7 @@ from padtui.report import plan_report
 plan_report(sys.argv[1], p); mark("report")
 print(json.dumps(marks))
 """
+)
 
 
 def steps(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, float]:
@@ -148,15 +146,10 @@ def main() -> None:
         "--steps", action="store_true", help="also time each step of a cold check (in process)"
     )
     args = ap.parse_args()
-    json_path = os.path.abspath(args.json) if args.json else None
-    py = sys.executable
-    home = os.getcwd()
-    results = []
+    json_path = args.json and os.path.abspath(args.json)  # (before the change of folder)
+    py, home, results = sys.executable, os.getcwd(), []
     with tempfile.TemporaryDirectory(prefix="padtui-bench-cache-") as tmp:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
-        env["XDG_STATE_HOME"] = os.path.join(tmp, "state")
-        env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+        env = child_env(tmp)
         cache = os.path.join(tmp, "cache", "padtui")
         kept = os.path.join(tmp, "kept")  # the cache the pad before the change left
         os.chdir(tmp)  # (not the repository's root: `-m padtui` would import from there)
@@ -219,9 +212,7 @@ def main() -> None:
                     flush=True,
                 )
         os.chdir(home)
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump(results, f, indent=2)
+    dump(json_path, results)
 
 
 if __name__ == "__main__":
