@@ -388,6 +388,9 @@ def plan(
     ctx = _Ctx(pad, budget, counter, policy, costs, sum(claims), record_forms(fmt))
     made = _seed(ctx) if policy == "seed" else _strict(ctx, now or datetime.now(UTC))
     claim_counts = dict(zip((e.index for e in entries), claims, strict=True))
+    if counter.store is not None and made.loss_record is not None:
+        # (the record is an entry of the pad a commit writes: a check of it finds its count)
+        counter.store.put([made.loss_record.text], [made.record_tokens], [None])
     return replace(
         made, rule_map=rule_map, claim_counts=claim_counts, rule_memo=memo, found_rules=rules
     )

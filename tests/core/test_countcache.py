@@ -281,3 +281,18 @@ def test_rules_at_risk_read_back_equal_those_found(tmp_path: Path, name: str) ->
             assert bool(counter.store.rules.new) == (run == "found, then kept")
             assert counter.store.save()
             assert got == fresh
+
+
+def test_the_pad_a_compaction_writes_is_checked_without_the_encoder(tmp_path: Path) -> None:
+    """The loss record a plan appends is kept with its count: a check of the pad its commit
+    writes (the kept entries and the record) finds every count in the cache, the same as
+    counted afresh."""
+    first = _cached_counter(str(tmp_path))
+    made = plan(_pad(300), None, "strict", first)
+    assert made.loss_record is not None and first.store is not None and first.store.save()
+    written = Pad.of([*made.kept, made.loss_record], budget_tokens=made.budget)
+    again = _cached_counter(str(tmp_path))
+    got = plan(written, None, "strict", again)
+    assert not again.loaded
+    fresh = plan(written, None, "strict", TokenCounter(DEFAULT_ENCODING))
+    assert got.as_json() == fresh.as_json() and got.verdict == "fits"
