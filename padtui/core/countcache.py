@@ -1,5 +1,6 @@
-"""A persistent count cache: the tokens and claims of each distinct text of one pad, kept
-between runs in one file, so that a re-run pays only for the texts it has not seen.
+"""A persistent count cache: the tokens and claims of each distinct text of one pad (and the
+rules at risk of each entry), kept between runs in one file, so that a re-run pays only for
+the texts it has not seen.
 
 One file per pad (and encoding) in ``$XDG_CACHE_HOME/padtui/`` (else ``~/.cache/padtui/``).
 A text is found by a hash of its bytes; the file's header names what the counts depend on
@@ -30,8 +31,9 @@ FORMAT = 1
 _MAGIC = b"padtui-counts\n"
 _KEY = 16  # bytes of a text's hash
 _SUM = 32  # bytes of the file's checksum (BLAKE2b of all that precedes it)
-LIMIT = 250_000  # texts kept in one file (about 6 MiB)
-_MAX_FILE = len(_MAGIC) + 4096 + LIMIT * (_KEY + 8) + _SUM
+LIMIT = 250_000  # texts (and entries' rules) kept in one file: about 6 MiB (and 4 MiB)
+_MAX_RULES = 16 << 20  # bytes of the rules found (as JSON): more are not kept
+_MAX_FILE = len(_MAGIC) + 4096 + LIMIT * (_KEY + 8 + _KEY) + _MAX_RULES + _SUM
 UNKNOWN = 0xFFFFFFFF  # a count not known (a text whose tokens, or claims, were not asked)
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 
@@ -212,6 +214,8 @@ class CountCache:
         none = b"".join(k for k, found in kept.items() if not found)
         some = [[k.hex(), found] for k, found in kept.items() if found]
         found_json = json.dumps(some, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        if len(found_json) > _MAX_RULES:  # (those entries' rules are found again next time)
+            found_json = b"[]"
         meta = dict(self._meta, digits=digits, n=len(rows), order=sys.byteorder)
         meta.update(rules_none=len(none) // _KEY, rules_json=len(found_json))
         head = _MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n"

@@ -296,3 +296,18 @@ def test_the_pad_a_compaction_writes_is_checked_without_the_encoder(tmp_path: Pa
     assert not again.loaded
     fresh = plan(written, None, "strict", TokenCounter(DEFAULT_ENCODING))
     assert got.as_json() == fresh.as_json() and got.verdict == "fits"
+
+
+def test_rules_beyond_the_file_s_bound_are_found_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from padtui.core.formats import load_pad
+
+    pad = load_pad(str(SAMPLES / "retry-5xx-under-pressure.json"))
+    fresh = plan(pad, None, "strict", FRESH).rules_at_risk
+    monkeypatch.setattr(countcache, "_MAX_RULES", 10)
+    for run in ("found, then not kept", "found again"):
+        counter = _cached_counter(str(tmp_path))
+        assert plan(pad, None, "strict", counter, find_rules_now=True).rules_at_risk == fresh
+        assert counter.store is not None and counter.store.rules.new, run
+        assert counter.store.save() and counter.store.warm == (run == "found again")
