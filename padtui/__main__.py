@@ -1,3 +1,3 @@
-from padtui.cli import main
+from padtui.cli import entry
 
-raise SystemExit(main())
+entry()

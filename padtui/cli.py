@@ -96,6 +96,17 @@ def _plan_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     _rule_options(p)
+    _cache_option(p)
+
+
+def _cache_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="count every text afresh, and keep no counts for the next run (by default the "
+        "tokens and claims of each text are kept in $XDG_CACHE_HOME/padtui/, else "
+        "~/.cache/padtui/; safe to delete)",
+    )
 
 
 def _rule_options(p: argparse.ArgumentParser) -> None:
@@ -239,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding", metavar="E")
     p.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     _rule_options(p)
+    _cache_option(p)
     p.set_defaults(run=cmd_audit)
 
     p = sub.add_parser(
@@ -333,19 +345,45 @@ def _plan(args: argparse.Namespace) -> Any:
         pad = load_pad(args.path, args.format)
         counter = _counter(args, args.path, pad)
         fmt = format_of(args.path, args.format)
-        return plan(pad, args.budget, args.policy, counter, fmt=fmt, rule_map=_rule_map(args))
+        rules = _rule_map(args)
+        made = plan(
+            pad, args.budget, args.policy, counter, fmt=fmt, rule_map=rules, find_rules_now=True
+        )
+        _keep_counts(counter, made)
+        return made
 
 
 def _counter(args: argparse.Namespace, path: str, pad: Any) -> Any:
     """The token counter; an encoding named by the file itself is the file's bad input."""
-    from padtui.core.tokens import counter_for
-
     if args.encoding is None and pad.encoding is not None:
         try:
-            return counter_for(pad.encoding)
+            return _cached_counter(args, path, pad.encoding)
         except EncodingUnavailable as exc:
             raise PadError(path, str(exc), '"encoding"') from None
-    return counter_for(args.encoding)
+    return _cached_counter(args, path, args.encoding)
+
+
+def _cached_counter(args: argparse.Namespace, path: str, encoding: str | None) -> Any:
+    """The token counter of a command on the pad at ``path``: with the pad's count cache
+    (padtui/core/countcache.py) unless ``--no-cache``."""
+    from padtui.core.tokens import DEFAULT_ENCODING, TokenCounter, counter_for
+
+    if args.no_cache:
+        return counter_for(encoding)
+    from padtui.core.countcache import CountCache
+
+    name = encoding or DEFAULT_ENCODING
+    return TokenCounter(name, CountCache.for_pad(path, name))
+
+
+def _keep_counts(counter: Any, plan: Any = None) -> None:
+    """Write the counts learnt (and the plan's rules at risk, which every report of it
+    shows, found now) back to the cache; a failure (a full disk, a read-only cache folder)
+    is passed over in silence: the next run counts again, nothing else is lost."""
+    if counter.store is not None:
+        if plan is not None:
+            plan.rules_at_risk  # noqa: B018
+        counter.store.save()
 
 
 def _plan_json(path: str, plan: Any, fmt: str | None = None) -> dict[str, Any]:
@@ -400,7 +438,6 @@ def _compact_write(args: argparse.Namespace) -> int:
     from padtui.core import store
     from padtui.core.compaction import plan as make_plan
     from padtui.core.formats import check_writable
-    from padtui.core.tokens import counter_for
     from padtui.report import plan_report
 
     # a Letta .af file: exit 2, nothing read or written
@@ -408,10 +445,17 @@ def _compact_write(args: argparse.Namespace) -> int:
     with Progress(f"checking {args.path}"):
         snap = store.read(args.path, fmt=args.format)
         check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
-        counter = counter_for(args.encoding or snap.pad.encoding)
+        counter = _cached_counter(args, args.path, args.encoding or snap.pad.encoding)
         plan = make_plan(
-            snap.pad, args.budget, args.policy, counter, fmt=snap.format, rule_map=_rule_map(args)
+            snap.pad,
+            args.budget,
+            args.policy,
+            counter,
+            fmt=snap.format,
+            rule_map=_rule_map(args),
+            find_rules_now=True,
         )
+        _keep_counts(counter, plan)
     report = _plan_json(args.path, plan, args.format)
     if plan.refused:
         if args.json:
@@ -665,7 +709,6 @@ def _restore(args: argparse.Namespace, journal: Any) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     from padtui.core.audit import audit
     from padtui.core.formats import load_pad
-    from padtui.core.tokens import counter_for
     from padtui.report import audit_report
 
     if args.git:
@@ -680,8 +723,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
     with Progress(f"auditing {args.old} -> {args.new}"):
         old = load_pad(args.old, args.format)
         new = load_pad(args.new, args.format)
-        counter = counter_for(args.encoding or new.encoding or old.encoding)
+        counter = _cached_counter(args, args.new, args.encoding or new.encoding or old.encoding)
         result = audit(old, new, counter, _rule_map(args))
+        _keep_counts(counter)
     if args.json:
         _print_json({"old": args.old, "new": args.new, **result.as_json()})
     else:
@@ -935,33 +979,59 @@ _SHORT_LIVED = (cmd_check, cmd_compact, cmd_audit)  # headless, read-mostly, exi
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code."""
+    return _main(argv)[0]
+
+
+def entry() -> NoReturn:
+    """The console script (and ``python -m padtui``): ``main``, and after a headless
+    command an exit without the interpreter's teardown, once its output is flushed (its
+    files are closed by then): freeing a large pad's objects one by one took ~25 ms."""
+    code, headless = _main(None)
+    if not headless:
+        raise SystemExit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # (a reader that has gone: as in _main)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
+    """The exit code, and whether the command was one of the headless ones that may end
+    without the interpreter's teardown (``_SHORT_LIVED``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    headless = False
     try:
         if not argv:
             if sys.stdin.isatty() and sys.stdout.isatty():
                 argv = ["demo"]
             else:
-                return cmd_default(argparse.Namespace())
+                return cmd_default(argparse.Namespace()), False
         if not argv[0].startswith("-") and argv[0] not in COMMANDS:
             argv = ["watch", *argv]
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version, or a usage error already printed
-            return exc.code if isinstance(exc.code, int) else BAD
+            return (exc.code if isinstance(exc.code, int) else BAD), False
         run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
         if run is None:
             raise UsageError("no command given (see `padtui --help`)")
         if run in _SHORT_LIVED:
-            return _without_cyclic_gc(run, args)
-        return run(args)
+            headless = True
+            return _without_cyclic_gc(run, args), headless
+        return run(args), headless
     except PadError as exc:
-        return _fail(exc.line(), argv)
+        return _fail(exc.line(), argv), headless
     except (EncodingUnavailable, UsageError) as exc:
-        return _fail(str(exc), argv)
+        return _fail(str(exc), argv), headless
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return OK
+        return OK, headless
     except KeyboardInterrupt:
-        return 130
+        return 130, headless

@@ -35,7 +35,7 @@ from padtui.core.carry import (
     old_claims,
     stems,
 )
-from padtui.core.claims import pad_claims, split_claims
+from padtui.core.claims import split_claims
 from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
 from padtui.core.rules import (
@@ -169,7 +169,7 @@ class _Totals:
     sealed: int = 0
 
     def __init__(self, pad: Pad, counter: TokenCounter) -> None:
-        costs = counter.count_many(e.text for e in pad.entries)
+        costs, claims = counter.start_with_claims(e.text for e in pad.entries)()
         self.costs = costs
         self.tokens = sum(costs)
         caution = sealed = 0
@@ -179,7 +179,7 @@ class _Totals:
             if e.sealed:
                 sealed += c
         self.caution, self.sealed = caution, sealed
-        self.claims = pad_claims(pad.entries)
+        self.claims = sum(claims)
 
     @property
     def share(self) -> float:

@@ -20,7 +20,7 @@ from padtui.core.claims import pad_claims
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.formats import named
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
-from padtui.core.rules import RuleMap, find_rules
+from padtui.core.rules import Rule, RuleMap, RuleMemo, find_rules
 from padtui.core.text import one_line, shell_word
 from padtui.core.tokens import TokenCounter, counter_for
 
@@ -67,6 +67,12 @@ class Plan:
     # the headings that hold rules, for the rules at risk (None: padtui's own); the pad's
     # own settings extend or replace it
     rule_map: RuleMap | None = field(default=None, repr=False)
+    # entry index -> claims, when known (else the claims of the dropped are counted anew)
+    claim_counts: Mapping[int, int] | None = field(default=None, repr=False, compare=False)
+    # where the rules at risk are looked up before they are found (a count cache's)
+    rule_memo: RuleMemo | None = field(default=None, repr=False, compare=False)
+    # the pad's rules (``find_rules``), when the plan found them already
+    found_rules: tuple[Rule, ...] | None = field(default=None, repr=False, compare=False)
 
     def way_out_for(self, path: str) -> str | None:
         """The way out of a refusal, with the pad's path filled in as one shell word (see
@@ -141,7 +147,10 @@ class Plan:
     def rules_at_risk(self) -> tuple[RuleAtRisk, ...]:
         """Every rule (SPEC section 4.1) in an unsealed entry, wherever it lives: a pass may
         drop it, and this pass drops those marked ``dropped``."""
-        return rules_at_risk(self, self.rule_map)
+        if self.found_rules is not None:
+            gone = {e.index for e in self.dropped}
+            return _unsealed(self.source, self.found_rules, gone)
+        return rules_at_risk(self, self.rule_map, self.rule_memo)
 
     @cached_property
     def claims_after(self) -> int:
@@ -149,7 +158,12 @@ class Plan:
         if self.refused:
             return self.claims_before
         record = (self.loss_record,) if self.loss_record is not None else ()
-        return self.claims_before - pad_claims(self.dropped) + pad_claims(record)
+        known = self.claim_counts
+        if known is not None and self.dropped and self.dropped[0].index in known:
+            dropped = sum(known[e.index] for e in self.dropped)
+        else:
+            dropped = pad_claims(self.dropped)
+        return self.claims_before - dropped + pad_claims(record)
 
     def as_json(self) -> dict[str, Any]:
         """The plan as ``check --json`` prints it (SPEC section 5)."""
@@ -231,21 +245,30 @@ class RuleAtRisk:
         }
 
 
-def rules_at_risk(plan: Plan, rule_map: RuleMap | None = None) -> tuple[RuleAtRisk, ...]:
+def rules_at_risk(
+    plan: Plan, rule_map: RuleMap | None = None, memo: RuleMemo | None = None
+) -> tuple[RuleAtRisk, ...]:
     """The rules of the plan's pad in unsealed entries, in file order, each marked when the
     plan drops its entry. ``rule_map``: the headings that hold rules (padtui's own by
     default; the pad's own settings extend or replace it)."""
-    return unsealed_rules(plan.source, rule_map, {e.index for e in plan.dropped})
+    return unsealed_rules(plan.source, rule_map, {e.index for e in plan.dropped}, memo)
 
 
 def unsealed_rules(
-    pad: Pad, rule_map: RuleMap | None = None, gone: Collection[int] = ()
+    pad: Pad,
+    rule_map: RuleMap | None = None,
+    gone: Collection[int] = (),
+    memo: RuleMemo | None = None,
 ) -> tuple[RuleAtRisk, ...]:
     """The rules of ``pad`` in unsealed entries, in file order: what any pass may drop
     (those in the entries at the indices ``gone`` marked dropped)."""
+    return _unsealed(pad, find_rules(pad, rule_map, memo), gone)
+
+
+def _unsealed(pad: Pad, rules: Sequence[Rule], gone: Collection[int]) -> tuple[RuleAtRisk, ...]:
     return tuple(
         RuleAtRisk(e, r.kind, r.text, r.heading, r.entry in gone)
-        for r in find_rules(pad, rule_map)
+        for r in rules
         for e in (pad.entries[r.entry],)
         if not e.sealed
     )
@@ -340,6 +363,7 @@ def plan(
     *,
     fmt: str | None = None,
     rule_map: RuleMap | None = None,
+    find_rules_now: bool = False,
 ) -> Plan:
     """A trial compaction of ``pad``. Never raises for any pad; refusals carry a code.
 
@@ -347,19 +371,30 @@ def plan(
     pass of a JSON or JSONL pad may write a record that names ranges or counts, as those
     formats keep the record's ``drops`` field; any other (Markdown, or None: not known)
     gets a record whose text alone names every entry it drops. ``rule_map``: the headings
-    that hold rules, for ``Plan.rules_at_risk`` (padtui's own by default).
+    that hold rules, for ``Plan.rules_at_risk`` (padtui's own by default), which are found
+    here, while the encoder counts, with ``find_rules_now`` (for a report that lists them).
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
     counter = counter or counter_for(pad.encoding)
     budget = resolve_budget(pad, budget)
     entries = pad.entries
-    counting = counter.start(e.text for e in entries)
-    claims = pad_claims(entries)  # while the encoder counts tokens (a large pad's both take long)
-    costs = dict(zip((e.index for e in entries), counting(), strict=True))
-    ctx = _Ctx(pad, budget, counter, policy, costs, claims, record_forms(fmt))
+    # the claims (and the rules) are found while the encoder counts tokens (a large pad's
+    # both take long)
+    counting = counter.start_with_claims(e.text for e in entries)
+    memo = counter.store.rules if counter.store is not None else None
+    rules = tuple(find_rules(pad, rule_map, memo)) if find_rules_now else None
+    tokens, claims = counting()
+    costs = dict(zip((e.index for e in entries), tokens, strict=True))
+    ctx = _Ctx(pad, budget, counter, policy, costs, sum(claims), record_forms(fmt))
     made = _seed(ctx) if policy == "seed" else _strict(ctx, now or datetime.now(UTC))
-    return replace(made, rule_map=rule_map) if rule_map is not None else made
+    claim_counts = dict(zip((e.index for e in entries), claims, strict=True))
+    if counter.store is not None and made.loss_record is not None:
+        # (the record is an entry of the pad a commit writes: a check of it finds its count)
+        counter.store.put([made.loss_record.text], [made.record_tokens], [None])
+    return replace(
+        made, rule_map=rule_map, claim_counts=claim_counts, rule_memo=memo, found_rules=rules
+    )
 
 
 def resolve_budget(pad: Pad, budget: int | None) -> int:

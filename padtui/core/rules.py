@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
+from typing import Any, Protocol
 
 from padtui.core.claims import split_claims
 from padtui.core.model import Entry, Pad
@@ -927,14 +928,68 @@ def _lends(title: str) -> bool:
     return wording_kind(title) is not None
 
 
-def find_rules(pad: Pad, rule_map: RuleMap | None = None) -> list[Rule]:
-    """Every rule of a pad, in file order."""
+# An entry's rules, as a memo keeps them: (text, kind, place, heading, lent) each.
+RuleRows = tuple[tuple[str, str, str | None, str | None, str | None], ...]
+
+
+class RuleMemo(Protocol):
+    """Rules found before, by a key of what they depend on (see ``rule_key``)."""
+
+    def get(self, key: bytes) -> RuleRows | None: ...
+    def put(self, key: bytes, rows: RuleRows) -> None: ...
+
+
+def find_rules(
+    pad: Pad, rule_map: RuleMap | None = None, memo: RuleMemo | None = None
+) -> list[Rule]:
+    """Every rule of a pad, in file order; an entry's found in ``memo`` if it is there (a
+    count cache keeps them between runs: finding them is most of a large pad's check)."""
     rule_map = (rule_map or RuleMap.default()).for_pad(pad)
     out: list[Rule] = []
+    if memo is None:
+        for e in pad.entries:
+            if may_hold_rules(e, rule_map):
+                out += entry_rules(e, rule_map)
+        return out
+    stamp = _rules_stamp(rule_map.words)
     for e in pad.entries:
-        if may_hold_rules(e, rule_map):
-            out += entry_rules(e, rule_map)
+        key = rule_key(e, stamp)
+        rows = memo.get(key)
+        if rows is None:
+            found = entry_rules(e, rule_map) if may_hold_rules(e, rule_map) else []
+            rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in found)
+            memo.put(key, rows)
+        out += [Rule(e.index, *row) for row in rows]
     return out
+
+
+def rule_key(entry: Entry, stamp: Any) -> bytes:
+    """What an entry's rules depend on, hashed: its kind, text and headings, with ``stamp``
+    (``_rules_stamp``: the rule map's words and the code that finds rules)."""
+    h = stamp.copy()
+    data = f"{len(entry.kind)}:{entry.kind}{len(entry.text)}:{entry.text}"
+    if entry.context:
+        data += "".join(f"{len(p)}:{p}" for p in entry.context)
+    h.update(data.encode("utf-8", "surrogatepass"))
+    digest: bytes = h.digest()
+    return digest
+
+
+@lru_cache(maxsize=64)
+def _rules_stamp(words: frozenset[str]) -> Any:
+    """A hash begun with the rule map's words and the code that finds rules (this module
+    and the claims'): a rule kept by another version of either, or found with other words,
+    is not used."""
+    import hashlib
+
+    from padtui.core import claims
+
+    h = hashlib.blake2b(digest_size=16)
+    for module in (__file__, claims.__file__):
+        with open(module, "rb") as f:
+            h.update(f.read())
+    h.update("\0".join(sorted(words)).encode("utf-8", "surrogatepass") + b"\1")
+    return h
 
 
 # --- force ------------------------------------------------------------------------------------

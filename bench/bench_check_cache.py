@@ -1,0 +1,219 @@
+"""`padtui check` with its count cache against the plain baseline, whole processes alternated.
+
+Run: python bench/bench_check_cache.py [--tokens 4000 200000 1000000] [--pairs 9]
+
+For each pad size (a synthetic pad from bench/padgen.py, as bench_check_vs_baseline.py makes
+it, both programs first checked to make the same decision) and each of three situations:
+
+- cold: no count cache (the folder is emptied before each padtui run, which then writes it);
+- changed: the pad re-checked after 1 % of its entries changed (each padtui run starts from
+  the cache the pad before the change left, and writes the new counts back);
+- unchanged: the pad checked again, as it is (the cache of the same pad; nothing written).
+
+`padtui check` (default policy, strict) and the baseline (bench/baseline_seed.py: the seed's
+`compact()` with tiktoken) run as child processes, alternately (the baseline first in even
+pairs, padtui first in odd ones), on the same pad file, after warm-up runs, with Python's
+bytecode cache on (PYTHONDONTWRITEBYTECODE dropped; the cache in a temporary folder) as an
+installed program runs. Reported: the ratio padtui / baseline of the median wall times, and
+the range (lowest to highest) and middle half of the pairs' ratios, never a best run; the
+CPU times; the load average before and after each point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import padgen  # noqa: E402
+from bench_check_vs_baseline import BASELINE, MARKS, agree, child_env, dump, pct, run  # noqa: E402
+
+SITUATIONS = ("cold", "changed", "unchanged")
+
+# --steps: where a cold check's time goes, in a fresh process (no count cache)
+STEPS = (
+    MARKS
+    + r"""
+import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
+mark("imports")
+from padtui.core.formats import load_pad
+pad = load_pad(sys.argv[1]); mark("read")
+from padtui.core.tokens import counter_for
+counter = counter_for(); mark("load the encoding")
+from padtui.core.compaction import plan
+p = plan(pad, None, "strict", counter); mark("counts, claims, strict plan")
+p.rules_at_risk; mark("rules at risk")
+from padtui.report import plan_report
+plan_report(sys.argv[1], p); mark("report")
+print(json.dumps(marks))
+"""
+)
+
+
+def steps(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, float]:
+    """The median time of each step of a cold check (ms), over ``runs`` fresh processes."""
+    import subprocess
+
+    got: dict[str, list[float]] = {}
+    for _ in range(runs):
+        out = subprocess.run(
+            [py, "-c", STEPS, pad], capture_output=True, text=True, env=env, check=True
+        )
+        for name, ms in json.loads(out.stdout).items():
+            got.setdefault(name, []).append(ms)
+    return {name: statistics.median(v) for name, v in got.items()}
+
+
+def changed_copy(pad: str, out: str, share: float = 0.01, seed: int = 11) -> int:
+    """``pad`` with ``share`` of its rewritable entries changed (a sentence added), written
+    to ``out``; how many were changed."""
+    with open(pad, encoding="utf-8") as f:
+        doc = json.load(f)
+    rng = random.Random(seed)
+    rewritable = [i for i, e in enumerate(doc["entries"]) if not e.get("sealed")]
+    chosen = rng.sample(rewritable, max(1, round(len(doc["entries"]) * share)))
+    for i in chosen:
+        entry = doc["entries"][i]
+        entry["text"] += f" Revised after run {rng.randrange(10_000)}."
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=1)
+    return len(chosen)
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+def point(
+    py: str, pad: str, env: dict[str, str], before: Any, pairs: int, warmup: int
+) -> dict[str, Any]:
+    """Alternated runs of the baseline and of ``padtui check`` on ``pad``; ``before()``
+    sets the cache up before each padtui run (not timed)."""
+    ours_cmd = [py, "-m", "padtui", "check", pad]
+    base_cmd = [py, BASELINE, pad]
+    for _ in range(warmup):
+        run(base_cmd, env)
+        before()
+        run(ours_cmd, env)
+    base: list[tuple[float, float, int]] = []
+    ours: list[tuple[float, float, int]] = []
+    load_before = load()
+    for i in range(pairs):
+        order = [("base", base_cmd), ("ours", ours_cmd)]
+        for who, cmd in order if i % 2 == 0 else order[::-1]:
+            if who == "ours":
+                before()
+                ours.append(run(cmd, env))
+            else:
+                base.append(run(cmd, env))
+    bw, ow = [b[0] for b in base], [o[0] for o in ours]
+    ratios = sorted(o / b for o, b in zip(ow, bw, strict=True))
+    return {
+        "pairs": pairs,
+        "baseline_wall_median": statistics.median(bw),
+        "padtui_wall_median": statistics.median(ow),
+        "baseline_cpu_median": statistics.median(b[1] for b in base),
+        "padtui_cpu_median": statistics.median(o[1] for o in ours),
+        "ratio_of_medians": statistics.median(ow) / statistics.median(bw),
+        "pair_ratio_min": ratios[0],
+        "pair_ratio_q1": pct(ratios, 0.25),
+        "pair_ratio_median": statistics.median(ratios),
+        "pair_ratio_q3": pct(ratios, 0.75),
+        "pair_ratio_max": ratios[-1],
+        "load_before": load_before,
+        "load_after": load(),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tokens", type=int, nargs="+", default=[4000, 200_000, 1_000_000])
+    ap.add_argument("--pairs", type=int, default=9)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--situations", nargs="*", choices=SITUATIONS, default=list(SITUATIONS))
+    ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    ap.add_argument(
+        "--steps", action="store_true", help="also time each step of a cold check (in process)"
+    )
+    args = ap.parse_args()
+    json_path = args.json and os.path.abspath(args.json)  # (before the change of folder)
+    py, home, results = sys.executable, os.getcwd(), []
+    with tempfile.TemporaryDirectory(prefix="padtui-bench-cache-") as tmp:
+        env = child_env(tmp)
+        cache = os.path.join(tmp, "cache", "padtui")
+        kept = os.path.join(tmp, "kept")  # the cache the pad before the change left
+        os.chdir(tmp)  # (not the repository's root: `-m padtui` would import from there)
+        print(f"machine: {os.cpu_count()} cores; load average {load()} (1, 5, 15 min)", flush=True)
+
+        def empty() -> None:
+            shutil.rmtree(cache, ignore_errors=True)
+
+        def restore() -> None:
+            shutil.rmtree(cache, ignore_errors=True)
+            shutil.copytree(kept, cache)
+
+        for tokens in args.tokens:
+            pad = os.path.join(tmp, f"pad-{tokens}.json")
+            size = padgen.make_pad(pad, tokens)
+            decision = agree(py, pad, env)
+            changed = os.path.join(tmp, f"pad-{tokens}-changed.json")
+            if args.steps:
+                times = steps(py, pad, env)
+                results.append({"tokens_target": tokens, "steps_ms": times})
+                print(
+                    f"{tokens:>9} tokens, a cold check's steps (ms, median of 3 fresh processes): "
+                    + ", ".join(f"{n} {ms:.0f}" for n, ms in times.items())
+                    + f"; load {load()}",
+                    flush=True,
+                )
+            for situation in args.situations:
+                if situation == "cold":
+                    row = point(py, pad, env, empty, args.pairs, args.warmup)
+                elif situation == "unchanged":
+                    empty()
+                    run([py, "-m", "padtui", "check", pad], env)
+                    row = point(py, pad, env, lambda: None, args.pairs, args.warmup)
+                else:
+                    # the changed pad takes the original's place (its cache file is the
+                    # pad's path's), so each run starts from the cache the original left
+                    n = changed_copy(pad, changed)
+                    original = pad + ".original"
+                    shutil.copy(pad, original)
+                    empty()
+                    run([py, "-m", "padtui", "check", pad], env)
+                    shutil.rmtree(kept, ignore_errors=True)
+                    shutil.copytree(cache, kept)
+                    shutil.copy(changed, pad)
+                    row = point(py, pad, env, restore, args.pairs, args.warmup)
+                    row["entries_changed"] = n
+                    shutil.copy(original, pad)
+                row.update(tokens_target=tokens, bytes=size, decision=decision, situation=situation)
+                results.append(row)
+                print(
+                    f"{tokens:>9} tokens, {situation:<9}: baseline "
+                    f"{row['baseline_wall_median'] * 1000:5.0f} ms (cpu "
+                    f"{row['baseline_cpu_median'] * 1000:.0f}), padtui check "
+                    f"{row['padtui_wall_median'] * 1000:5.0f} ms (cpu "
+                    f"{row['padtui_cpu_median'] * 1000:.0f}); ratio of medians "
+                    f"{row['ratio_of_medians']:.2f}, pairs {row['pair_ratio_min']:.2f}–"
+                    f"{row['pair_ratio_max']:.2f} (middle half {row['pair_ratio_q1']:.2f}–"
+                    f"{row['pair_ratio_q3']:.2f}, {row['pairs']} pairs); load "
+                    f"{row['load_before']} → {row['load_after']}",
+                    flush=True,
+                )
+        os.chdir(home)
+    dump(json_path, results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,355 @@
+"""A persistent count cache: the tokens and claims of each distinct text of one pad (and the
+rules at risk of each entry), kept between runs in one file, so that a re-run pays only for
+the texts it has not seen.
+
+One file per pad (and encoding) in ``$XDG_CACHE_HOME/padtui/`` (else ``~/.cache/padtui/``).
+A text is found by a hash of its bytes; the file's header names what the counts depend on
+(the encoding, tiktoken's version, padtui's claim rules, the cut of long runs), and a file
+that names anything else, or fails its checksum, or cannot be read, is passed over as if
+absent. Writing is by atomic replace, and a failure to write (a full disk, a read-only
+folder) is passed over too: the cache can only make a command faster, never fail it. The
+files are safe to delete at any time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import sys
+from array import array
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+from padtui.core.claims import CLAIM_RULES
+from padtui.core.rules import RuleRows
+from padtui.core.tokens import MAX_RUN
+
+FORMAT = 1
+_MAGIC = b"padtui-counts\n"
+_KEY = 16  # bytes of a text's hash
+_SUM = 32  # bytes of the file's checksum (BLAKE2b of all that precedes it)
+LIMIT = 250_000  # texts (and entries' rules) kept in one file: about 6 MiB (and 4 MiB)
+_MAX_RULES = 16 << 20  # bytes of the rules found (as JSON): more are not kept
+_MAX_FILE = len(_MAGIC) + 4096 + LIMIT * (_KEY + 8 + _KEY) + _MAX_RULES + _SUM
+UNKNOWN = 0xFFFFFFFF  # a count not known (a text whose tokens, or claims, were not asked)
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def cache_folder() -> str:
+    """``$XDG_CACHE_HOME/padtui``, else ``~/.cache/padtui`` (a relative XDG_CACHE_HOME is
+    ignored, as the XDG specification says)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "padtui")
+
+
+def tiktoken_version() -> str:
+    """tiktoken's version, read from its package without importing it (an import costs
+    more than a whole re-run that finds every count cached)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("tiktoken")
+    origin = spec.origin if spec is not None else None
+    if origin is None:
+        return "?"
+    try:
+        with open(origin, encoding="utf-8") as f:
+            found = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", f.read(), re.M)
+    except OSError:
+        return "?"
+    return found.group(1) if found else "?"
+
+
+def digits_uniform(enc: Any) -> bool:
+    """Does every text cost the same tokens whatever its ASCII digits are (an ASCII text's
+    digits then need no place in its hash: a loss record's time stamp changes on every run,
+    and its count must not make a re-run load the encoder)?
+
+    True when the encoding's pre-tokenizer puts digits only in pieces of one to three
+    numerals (``\\p{N}{1,3}``, cl100k_base's and o200k_base's), where its piece boundaries
+    depend on characters' classes alone, and each of the 1,110 strings of one to three ASCII
+    digits is one token."""
+    pattern = getattr(enc, "_pat_str", None)
+    if not isinstance(pattern, str):
+        return False
+    rest = re.sub(r"\(\?[=!][^()]*\)", "", pattern)  # look-aheads consume nothing
+    rest = re.sub(r"\[\^[^\]]*\\p\{N\}[^\]]*\]", "", rest)  # classes that exclude numerals
+    if rest.count(r"\p{N}") != 1 or r"\p{N}{1,3}" not in rest:
+        return False
+    if any(s in rest for s in ("[^", ".", r"\S", r"\w", r"\W", r"\d", r"\D", r"\P", "0-9")):
+        return False
+    numbers = [f"{n:0{width}d}" for width in (1, 2, 3) for n in range(10**width)]
+    try:
+        return all(len(enc.encode_ordinary(s)) == 1 for s in numbers)
+    except Exception:  # an encoder that cannot say: no
+        return False
+
+
+class CountCache:
+    """The counts of one pad's texts with one encoding: those read from its file, and those
+    learnt in this run, written back by :meth:`save`.
+
+    ``path`` None keeps nothing between runs. ``digits`` (see :func:`digits_uniform`) is the
+    file's, else unknown (None) until the encoder is loaded: ``learn_encoder`` sets it."""
+
+    def __init__(self, path: str | None, encoding: str) -> None:
+        self.path = path
+        self.encoding = encoding
+        self.digits: bool | None = None
+        self._meta = {
+            "format": FORMAT,
+            "encoding": encoding,
+            "tiktoken": tiktoken_version(),
+            "claims": CLAIM_RULES,
+            "max_run": MAX_RUN,
+        }
+        self._old: dict[bytes, tuple[int, int]] = {}
+        self._hit: dict[bytes, tuple[int, int]] = {}
+        self._new: dict[str, list[int]] = {}  # text -> [tokens, claims] learnt in this run
+        self.rules = RuleTable()
+        if path is not None:
+            self._read(path)
+
+    @classmethod
+    def for_pad(cls, pad_path: str, encoding: str, folder: str | None = None) -> CountCache:
+        """The cache of the pad at ``pad_path`` (its file named after the pad's absolute
+        path and the encoding)."""
+        return cls(os.path.join(folder or cache_folder(), file_name(pad_path, encoding)), encoding)
+
+    @property
+    def warm(self) -> bool:
+        """Were counts read from a file (so a run may well not need the encoder)?"""
+        return bool(self._old)
+
+    @property
+    def changed(self) -> bool:
+        """Has this run learnt anything the file does not hold?"""
+        return bool(self._new or self.rules.new)
+
+    def learn_encoder(self, enc: Any) -> None:
+        """The encoder has been loaded: what it says of digits, if the file did not."""
+        if self.digits is None:
+            self.digits = digits_uniform(enc)
+
+    def key(self, text: str, digits: bool) -> bytes:
+        data = text.encode("utf-8", "surrogatepass")
+        if digits and text.isascii():
+            data = data.translate(_ZEROS)
+        return hashlib.blake2b(data, digest_size=_KEY).digest()
+
+    def lookup(self, texts: Sequence[str]) -> list[tuple[int | None, int | None]]:
+        """(tokens, claims) of each text, None where not known."""
+        new, old, hit = self._new, self._old, self._hit
+        if not new and not old:
+            return [(None, None)] * len(texts)
+        digits, blake, zeros = bool(self.digits), hashlib.blake2b, _ZEROS
+        got: list[tuple[int | None, int | None]] = []
+        for text in texts:
+            learnt = new.get(text)
+            if learnt is not None:
+                got.append(_known(learnt[0], learnt[1]))
+                continue
+            data = text.encode("utf-8", "surrogatepass")
+            if digits and text.isascii():
+                data = data.translate(zeros)
+            k = blake(data, digest_size=_KEY).digest()
+            row = old.get(k)
+            if row is None:
+                got.append((None, None))
+            else:
+                hit[k] = row
+                got.append(_known(*row) if UNKNOWN in row else row)
+        return got
+
+    def put(
+        self, texts: Iterable[str], tokens: Iterable[int | None], claims: Iterable[int | None]
+    ) -> None:
+        """Remember counts of texts (None: not known; a known count is never forgotten)."""
+        for text, n, c in zip(texts, tokens, claims, strict=True):
+            row = self._new.setdefault(text, [UNKNOWN, UNKNOWN])
+            if n is not None:
+                row[0] = n
+            if c is not None:
+                row[1] = c
+
+    def save(self) -> bool:
+        """Write the file if this run learnt anything; never raises. False when it could
+        not be written (the counts are then simply counted again next time)."""
+        if self.path is None or not self.changed:
+            return True
+        try:
+            data = self._encode()
+            _replace(self.path, data)
+        except (OSError, ValueError, OverflowError):
+            return False
+        return True
+
+    # --- the file ---------------------------------------------------------------------------
+
+    def _encode(self) -> bytes:
+        digits = bool(self.digits)
+        rows: dict[bytes, tuple[int, int]] = {}
+        for text, (n, c) in self._new.items():
+            k = self.key(text, digits)
+            before = self._hit.get(k) or self._old.get(k)
+            if before is not None:  # (counts asked in this run and in an earlier one)
+                n = before[0] if n == UNKNOWN else n
+                c = before[1] if c == UNKNOWN else c
+            rows[k] = (n, c)
+        for k, row in self._hit.items():
+            rows.setdefault(k, row)
+        for k, row in self._old.items():
+            if len(rows) >= LIMIT:
+                break
+            rows.setdefault(k, row)
+        if len(rows) > LIMIT:
+            rows = dict(list(rows.items())[:LIMIT])
+        tokens = array("I", (n for n, _c in rows.values()))
+        claims = array("I", (c for _n, c in rows.values()))
+        kept = self.rules.kept()
+        none = b"".join(k for k, found in kept.items() if not found)
+        some = [[k.hex(), found] for k, found in kept.items() if found]
+        found_json = json.dumps(some, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        if len(found_json) > _MAX_RULES:  # (those entries' rules are found again next time)
+            found_json = b"[]"
+        meta = dict(self._meta, digits=digits, n=len(rows), order=sys.byteorder)
+        meta.update(rules_none=len(none) // _KEY, rules_json=len(found_json))
+        head = _MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n"
+        body = head + b"".join(rows) + tokens.tobytes() + claims.tobytes() + none + found_json
+        return body + hashlib.blake2b(body, digest_size=_SUM).digest()
+
+    def _read(self, path: str) -> None:
+        """The counts of the file, if it is whole and made for what this run counts."""
+        try:
+            with open(path, "rb") as f:
+                data = f.read(_MAX_FILE + 1)
+        except OSError:
+            return
+        if len(data) > _MAX_FILE or len(data) < len(_MAGIC) + _SUM:
+            return
+        body, digest = data[:-_SUM], data[-_SUM:]
+        if (
+            not body.startswith(_MAGIC)
+            or hashlib.blake2b(body, digest_size=_SUM).digest() != digest
+        ):
+            return
+        end = body.find(b"\n", len(_MAGIC))
+        try:
+            meta = json.loads(body[len(_MAGIC) : end])
+        except ValueError:
+            return
+        if not isinstance(meta, dict) or any(meta.get(k) != v for k, v in self._meta.items()):
+            return
+        digits = meta.get("digits")
+        sizes = [meta.get("n"), meta.get("rules_none"), meta.get("rules_json")]
+        if meta.get("order") != sys.byteorder or type(digits) is not bool:
+            return
+        if not all(type(x) is int and x >= 0 for x in sizes):
+            return
+        n, none, found_len = cast(list[int], sizes)
+        rows = body[end + 1 :]
+        if len(rows) != n * (_KEY + 8) + none * _KEY + found_len:
+            return
+        keys = [rows[i : i + _KEY] for i in range(0, n * _KEY, _KEY)]
+        tokens, claims = array("I"), array("I")
+        tokens.frombytes(rows[n * _KEY : n * (_KEY + 4)])
+        claims.frombytes(rows[n * (_KEY + 4) : n * (_KEY + 8)])
+        at = n * (_KEY + 8)
+        found = _rule_rows(rows[at + none * _KEY :])
+        if found is None:
+            return
+        self._old = dict(zip(keys, zip(tokens, claims, strict=True), strict=True))
+        self.rules.old = dict.fromkeys(
+            (rows[i : i + _KEY] for i in range(at, at + none * _KEY, _KEY)), ()
+        )
+        self.rules.old.update(found)
+        self.digits = digits
+
+
+class RuleTable:
+    """The rules of entries (``padtui.core.rules.find_rules``'s memo), by ``rule_key``."""
+
+    def __init__(self) -> None:
+        self.old: dict[bytes, RuleRows] = {}
+        self.hit: dict[bytes, RuleRows] = {}
+        self.new: dict[bytes, RuleRows] = {}
+
+    def get(self, key: bytes) -> RuleRows | None:
+        rows = self.new.get(key)
+        if rows is None:
+            rows = self.old.get(key)
+            if rows is not None:
+                self.hit[key] = rows
+        return rows
+
+    def put(self, key: bytes, rows: RuleRows) -> None:
+        self.new[key] = rows
+
+    def kept(self) -> dict[bytes, RuleRows]:
+        """What the file keeps: this run's, then earlier ones, up to the limit."""
+        out = dict(self.new)
+        for k, rows in (*self.hit.items(), *self.old.items()):
+            if len(out) >= LIMIT:
+                break
+            out.setdefault(k, rows)
+        return out
+
+
+def _rule_rows(data: bytes) -> dict[bytes, RuleRows] | None:
+    """The entries' rules as written (``[[key, [[text, kind, place, heading, lent], ...]],
+    ...]``); None unless every one is so."""
+    try:
+        found = json.loads(data.decode("utf-8", "surrogatepass")) if data else []
+        out: dict[bytes, RuleRows] = {}
+        for key, rows in found:
+            got = []
+            for text, kind, place, heading, lent in rows:
+                if not (isinstance(text, str) and isinstance(kind, str)):
+                    return None
+                if not all(x is None or isinstance(x, str) for x in (place, heading, lent)):
+                    return None
+                got.append((text, kind, place, heading, lent))
+            out[bytes.fromhex(key)] = tuple(got)
+    except (ValueError, TypeError):
+        return None
+    return out
+
+
+def _known(n: int, c: int) -> tuple[int | None, int | None]:
+    return (None if n == UNKNOWN else n, None if c == UNKNOWN else c)
+
+
+def file_name(pad_path: str, encoding: str) -> str:
+    """The cache file of a pad: its name (readable, shortened) and a hash of its absolute
+    path and the encoding."""
+    where = os.path.abspath(pad_path)
+    digest = hashlib.blake2b(
+        f"{where}\0{encoding}".encode("utf-8", "surrogatepass"), digest_size=8
+    ).hexdigest()
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", os.path.basename(where))[:40].lstrip(".")
+    return f"{name or 'pad'}-{digest}.counts"
+
+
+def _replace(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` by atomic replace: a temporary file (0600) in the same
+    folder, renamed over it (a reader sees the old file or the new, never a part)."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,313 @@
+"""The count cache: counts read back equal fresh ones, for any text; a damaged or stale file
+is passed over; a failure to write is no failure; an unchanged pad needs no encoder."""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from padtui.core import countcache
+from padtui.core.claims import split_claims
+from padtui.core.compaction import plan
+from padtui.core.countcache import CountCache, digits_uniform
+from padtui.core.model import Pad, make_entry
+from padtui.core.tokens import DEFAULT_ENCODING, TokenCounter, counter_for, encoder_threads
+
+FRESH = counter_for()
+PROPS = settings(max_examples=200, deadline=None)
+
+# texts: any characters, and many of the kinds a pad holds (numbers, stamps, marks, lines)
+pieces = st.one_of(
+    st.text(max_size=30),
+    st.from_regex(r"[0-9]{1,12}", fullmatch=True),
+    st.sampled_from(["2026-12-01T00:15:03Z", " ", "\n", ". ", "; ", "1. ", "- ", "٣", "½", "x"]),
+    st.sampled_from(["retry", " the", " ledger", " export", "Never", " replica", " hello"]),
+    st.text(alphabet="0123456789 .-:TZ\n", max_size=40),
+)
+texts = st.lists(pieces, max_size=8).map("".join)
+
+
+def _fresh(text: str) -> tuple[int, int]:
+    return FRESH.count(text), len(split_claims(text))
+
+
+def _cached_counter(folder: str, encoding: str = DEFAULT_ENCODING) -> TokenCounter:
+    return TokenCounter(encoding, CountCache(os.path.join(folder, "pad.counts"), encoding))
+
+
+def _warm(folder: str, texts: list[str]) -> None:
+    counter = _cached_counter(folder)
+    counter.start_with_claims(texts)()
+    assert counter.store is not None and counter.store.save()
+
+
+def _digits_changed(text: str, seed: int) -> str:
+    return "".join(str((int(c) + seed) % 10) if c in "0123456789" else c for c in text)
+
+
+@PROPS
+@given(
+    seen=st.lists(texts, min_size=1, max_size=6),
+    asked=st.lists(texts, max_size=6),
+    seed=st.integers(1, 9),
+    swaps=st.lists(st.tuples(st.integers(0), st.sampled_from("0a e.Z٣½ \n")), max_size=6),
+)
+def test_cached_counts_and_claims_equal_fresh_ones(
+    seen: list[str], asked: list[str], seed: int, swaps: list[tuple[int, str]]
+) -> None:
+    """Texts counted in an earlier run, texts that differ from those only in their digits
+    (a loss record's time stamp) or in one character, and texts never seen: each gets its
+    fresh counts."""
+    with tempfile.TemporaryDirectory() as folder:
+        _warm(folder, seen)
+        counter = _cached_counter(folder)
+        assert counter.store is not None and counter.store.warm
+        near = [_swapped(t, at, c) for t, (at, c) in zip(seen, swaps, strict=False) if t]
+        wanted = seen + [_digits_changed(t, seed) for t in seen] + near + asked
+        tokens, claims = counter.start_with_claims(wanted)()
+        assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in wanted]
+        assert [counter.count(t) for t in wanted] == tokens
+
+
+def _swapped(text: str, at: int, c: str) -> str:
+    at %= len(text)
+    return text[:at] + c + text[at + 1 :]
+
+
+def test_cl100k_base_digits_cost_the_same_whatever_they_are() -> None:
+    assert digits_uniform(FRESH._enc)
+
+
+def test_an_encoding_that_keeps_digit_runs_whole_is_keyed_by_its_digits() -> None:
+    class RunsOfDigits:  # the pre-tokenizer of r50k_base and p50k_base
+        _pat_str = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+        def encode_ordinary(self, text: str) -> list[int]:
+            return [0]
+
+    assert not digits_uniform(RunsOfDigits())
+    store = CountCache(None, "r50k_base")
+    store.digits = False
+    assert store.key("at 2026-12-01", False) != store.key("at 2026-12-02", False)
+
+
+# --- damaged and stale files ---------------------------------------------------------------
+
+SEEN = ["export the ledger. Then retry 3 times.", "1. fetch\n2. parse", "2026-12-01T00:15:03Z"]
+
+
+def _good_file(folder: str) -> bytes:
+    _warm(folder, SEEN)
+    return Path(folder, "pad.counts").read_bytes()
+
+
+def _passed_over(folder: str) -> None:
+    counter = _cached_counter(folder)
+    assert counter.store is not None and not counter.store.warm
+    assert counter.loaded  # (nothing read: counted afresh)
+    tokens, claims = counter.start_with_claims(SEEN)()
+    assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in SEEN]
+
+
+@PROPS
+@given(at=st.integers(min_value=0), bit=st.integers(min_value=0, max_value=7))
+def test_a_flipped_bit_anywhere_is_passed_over(at: int, bit: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        data = bytearray(_good_file(folder))
+        data[at % len(data)] ^= 1 << bit
+        Path(folder, "pad.counts").write_bytes(bytes(data))
+        _passed_over(folder)
+
+
+@PROPS
+@given(keep=st.integers(min_value=0))
+def test_a_truncated_file_is_passed_over(keep: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        data = _good_file(folder)
+        Path(folder, "pad.counts").write_bytes(data[: keep % len(data)])
+        _passed_over(folder)
+
+
+def test_a_wrong_checksum_or_an_overlong_file_is_passed_over(tmp_path: Path) -> None:
+    data = _good_file(str(tmp_path))
+    path = tmp_path / "pad.counts"
+    path.write_bytes(data[:-32] + bytes(32))
+    _passed_over(str(tmp_path))
+    path.write_bytes(data + b"\0")
+    _passed_over(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "stale",
+    [
+        ("tiktoken_version", lambda: "0.13.0"),
+        ("CLAIM_RULES", "0-00000000"),
+        ("MAX_RUN", 1024),
+        ("FORMAT", 0),
+    ],
+)
+def test_a_file_made_for_other_counting_is_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stale: tuple[str, Any]
+) -> None:
+    """A file written with another tiktoken, other claim rules, another cut of long runs
+    or another layout (its checksum right) is not read."""
+    with monkeypatch.context() as m:
+        m.setattr(countcache, stale[0], stale[1])
+        _good_file(str(tmp_path))
+    _passed_over(str(tmp_path))
+
+
+def test_a_file_of_another_encoding_is_passed_over(tmp_path: Path) -> None:
+    _good_file(str(tmp_path))
+    store = CountCache(str(tmp_path / "pad.counts"), "o200k_base")
+    assert not store.warm and store.lookup(SEEN) == [(None, None)] * len(SEEN)
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def test_the_file_is_private_and_replaced_whole(tmp_path: Path) -> None:
+    _good_file(str(tmp_path))
+    assert os.listdir(tmp_path) == ["pad.counts"]  # (no temporary file left)
+    assert (tmp_path / "pad.counts").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_full_disk_or_a_folder_that_cannot_be_made_is_no_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    counter = TokenCounter(DEFAULT_ENCODING, CountCache(str(blocked / "pad.counts"), "x"))
+    counter.count("some text")
+    assert counter.store is not None and counter.store.save() is False
+
+    def full(fd: int, data: Any) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    counter = _cached_counter(str(tmp_path))
+    counter.count("some text")
+    with monkeypatch.context() as m:
+        m.setattr(os, "write", full)
+        assert counter.store is not None and counter.store.save() is False
+    assert os.listdir(tmp_path) == ["a-file"]  # (the temporary file is removed)
+
+
+def test_the_file_keeps_at_most_its_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(countcache, "LIMIT", 5)
+    _warm(str(tmp_path), [f"old text {c}" for c in "abcdefgh"])
+    _warm(str(tmp_path), ["new text"])
+    store = CountCache(str(tmp_path / "pad.counts"), DEFAULT_ENCODING)
+    found = [n for n, _c in store.lookup(["new text", *(f"old text {c}" for c in "abcdefgh")])]
+    assert found[0] is not None and sum(n is not None for n in found) == 5
+
+
+# --- what it is for ----------------------------------------------------------------------------
+
+
+def _pad(n: int) -> Pad:
+    entries = [make_entry("constraint", "Never write to the replica.", sealed=True)]
+    entries.append(make_entry("loss_record", "Nothing dropped yet.", sealed=True, id="loss-0"))
+    entries += [
+        make_entry("note", f"Note {i}: export page {i * 7} of the ledger.") for i in range(n)
+    ]
+    return Pad.of(entries, budget_tokens=n * 12)
+
+
+def test_an_unchanged_pad_is_planned_without_the_encoder(tmp_path: Path) -> None:
+    """A re-check of a pad already counted loads no encoder, though its loss record (with
+    the time in it) is new text: and it gives the plan a fresh count gives."""
+    pad = _pad(300)
+    first = _cached_counter(str(tmp_path))
+    plan(pad, None, "strict", first, now=datetime(2026, 12, 1, 0, 15, 3, tzinfo=UTC))
+    assert first.store is not None and first.store.save()
+    later = datetime(2027, 1, 2, 13, 47, 59, tzinfo=UTC)
+    again = _cached_counter(str(tmp_path))
+    got = plan(pad, None, "strict", again, now=later)
+    assert not again.loaded
+    fresh = plan(pad, None, "strict", TokenCounter(DEFAULT_ENCODING), now=later)
+    assert got.loss_record is not None and got.dropped
+    assert (got.message, got.record_tokens, got.claims_before, got.claims_after) == (
+        fresh.message,
+        fresh.record_tokens,
+        fresh.claims_before,
+        fresh.claims_after,
+    )
+    assert got.as_json() == fresh.as_json()
+
+
+@pytest.mark.parametrize(
+    ("cores", "threads"), [({0}, 1), ({0, 1}, 1), ({0, 1, 2}, 3), (set(range(32)), 8)]
+)
+def test_one_encoder_thread_unless_more_than_two_cores(
+    monkeypatch: pytest.MonkeyPatch, cores: set[int], threads: int
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cores, raising=False)
+    assert encoder_threads() == threads
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads"
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in SAMPLES.iterdir() if p.is_file() and p.suffix != ".af")
+)
+def test_rules_at_risk_read_back_equal_those_found(tmp_path: Path, name: str) -> None:
+    """The rules at risk a plan lists come from the cache on a re-run: the same as found
+    afresh, for the rule map they were found with (another map's are found anew)."""
+    from padtui.core.formats import load_pad
+    from padtui.core.rules import RuleMap
+
+    pad = load_pad(str(SAMPLES / name))
+    maps = [None, RuleMap.default().extended(["notes", "plan"], replace=True)]
+    for rule_map in maps:
+        fresh = plan(pad, None, "strict", FRESH, rule_map=rule_map).rules_at_risk
+        at_once = plan(pad, None, "strict", FRESH, rule_map=rule_map, find_rules_now=True)
+        assert at_once.rules_at_risk == fresh
+        for run in ("found, then kept", "read back"):
+            counter = _cached_counter(str(tmp_path))
+            now = run == "read back"  # (found with the plan, or when asked for)
+            got = plan(
+                pad, None, "strict", counter, rule_map=rule_map, find_rules_now=now
+            ).rules_at_risk
+            assert counter.store is not None
+            assert bool(counter.store.rules.new) == (run == "found, then kept")
+            assert counter.store.save()
+            assert got == fresh
+
+
+def test_the_pad_a_compaction_writes_is_checked_without_the_encoder(tmp_path: Path) -> None:
+    """The loss record a plan appends is kept with its count: a check of the pad its commit
+    writes (the kept entries and the record) finds every count in the cache, the same as
+    counted afresh."""
+    first = _cached_counter(str(tmp_path))
+    made = plan(_pad(300), None, "strict", first)
+    assert made.loss_record is not None and first.store is not None and first.store.save()
+    written = Pad.of([*made.kept, made.loss_record], budget_tokens=made.budget)
+    again = _cached_counter(str(tmp_path))
+    got = plan(written, None, "strict", again)
+    assert not again.loaded
+    fresh = plan(written, None, "strict", TokenCounter(DEFAULT_ENCODING))
+    assert got.as_json() == fresh.as_json() and got.verdict == "fits"
+
+
+def test_rules_beyond_the_file_s_bound_are_found_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from padtui.core.formats import load_pad
+
+    pad = load_pad(str(SAMPLES / "retry-5xx-under-pressure.json"))
+    fresh = plan(pad, None, "strict", FRESH).rules_at_risk
+    monkeypatch.setattr(countcache, "_MAX_RULES", 10)
+    for run in ("found, then not kept", "found again"):
+        counter = _cached_counter(str(tmp_path))
+        assert plan(pad, None, "strict", counter, find_rules_now=True).rules_at_risk == fresh
+        assert counter.store is not None and counter.store.rules.new, run
+        assert counter.store.save() and counter.store.warm == (run == "found again")
