@@ -82,7 +82,7 @@ async def test_numbers_agree_between_inspector_history_and_restore(tmp_path: Pat
         shown = h.app.inspection.current.number
         assert f"v{shown}" in h.topbar
         write_atomic(pad, CONDENSED.read_bytes())
-        await h.until(lambda: h.app.inspection.alarms, "the corruption")
+        await h.until(lambda: h.noted("CORRUPTION"), "the corruption's notice")
         toast = h.noted("CORRUPTION")[0].message
         assert toast.startswith(f"version {shown + 1}:")
         seen = {v.number: v.snapshot.data for v in h.app.inspection.versions}
