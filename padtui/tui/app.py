@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -21,6 +21,7 @@ from padtui.core.rules import RuleMap
 from padtui.core.text import clean
 from padtui.core.watcher import Reading
 from padtui.tui.inspector import InspectorScreen
+from padtui.tui.keys import help_and_quit
 from padtui.tui.screens import HelpScreen
 from padtui.tui.terminal import CLEANED
 
@@ -35,15 +36,7 @@ class PadtuiApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
     # on every screen (a screen's own ? and q, listed first in its footer, come before these)
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "question_mark",
-            "help",
-            "Help",
-            id="app.help",
-            key_display="?",
-            tooltip="Keys and what the panes mean",
-        ),
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Quit padtui"),
+        *help_and_quit("app", "Keys and what the panes mean", quit_action="quit")
     ]
 
     def get_line_filters(self) -> Sequence[LineFilter]:

@@ -73,6 +73,7 @@ from padtui.tui.inspector import (
     prepare,
     settle_memory,
 )
+from padtui.tui.keys import help_and_quit
 from padtui.tui.screens import FLEET_HELP, HelpScreen
 from padtui.tui.verdicts import verdict_style
 from padtui.tui.widgets import gauge_text
@@ -409,15 +410,7 @@ class FleetScreen(Screen[None]):
     """The table of pads; ``enter`` pushes the inspector's screen on the pad of its row."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "question_mark",
-            "help",
-            "Help",
-            id="fleet.help",
-            key_display="?",
-            tooltip="What the fleet's columns mean, and its keys",
-        ),
-        Binding("q", "app.quit", "Quit", id="fleet.quit", tooltip="Quit padtui"),
+        *help_and_quit("fleet", "What the fleet's columns mean, and its keys")
     ]
 
     DEFAULT_CSS = """

@@ -52,6 +52,7 @@ from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled, watch_pad
 from padtui.tui.concept import ConceptScreen
+from padtui.tui.keys import help_and_quit
 from padtui.tui.screens import (
     AlarmsScreen,
     BudgetScreen,
@@ -175,15 +176,7 @@ class InspectorScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # help and quit first: the footer shows as many keys as the terminal is wide
-        Binding(
-            "question_mark",
-            "help",
-            "Help",
-            id="help",
-            key_display="?",
-            tooltip="Keys and what the panes mean",
-        ),
-        Binding("q", "app.quit", "Quit", id="quit", tooltip="Quit padtui"),
+        *help_and_quit("", "Keys and what the panes mean"),
         Binding(
             "t", "trial", "Trial", id="trial", tooltip="Trial a compaction of the current version"
         ),
