@@ -27,13 +27,13 @@ from padtui.core.transcript import Reader
 from padtui.core.watcher import Reading
 from padtui.tui.app import PadtuiApp
 from padtui.tui.inspector import InspectorScreen, Prepared, failure
-from padtui.tui.replay import ReplayApp
+from padtui.tui.replay import ReplayApp, Stepping
 
 READ_ONLY = "a Claude Code transcript: padtui only reads it"
 PROGRESS_EVERY = 0.25  # seconds between two progress lines while reading or judging
 
 
-class ClaudeWatchApp(PadtuiApp):
+class ClaudeWatchApp(Stepping, PadtuiApp):
     """One session's compactions, followed live, read-only; , and . step through the
     versions (a new compaction brings the newest back on screen)."""
 
@@ -161,7 +161,7 @@ class ClaudeWatchApp(PadtuiApp):
             self.inspector.watch_armed.set()
             self.armed.set()
             self.inspection.status = "live"
-            self._show()
+            self._say()
             while True:
                 try:
                     changed = await pending
@@ -186,23 +186,13 @@ class ClaudeWatchApp(PadtuiApp):
                 self.inspector.take_prepared(p)
             self.recorded = list(self.inspection.versions)
             self.cursor = len(self.recorded) - 1
-        self._show()
+        self._say()
 
-    def action_older(self) -> None:
-        if self.cursor > 0:
-            self.cursor -= 1
-            self._step()
-
-    def action_newer(self) -> None:
-        if self.cursor < len(self.recorded) - 1:
-            self.cursor += 1
-            self._step()
-
-    def _step(self) -> None:
+    def show(self) -> None:
         self.inspection.versions = self.recorded[: self.cursor + 1]
         self.inspection.end_trial()
         self.inspector.refresh_view()
-        self._show()
+        self._say()
 
     def _newer(self, paths: set[str]) -> None:
         """A session started in the project since: said once (this one stays on screen)."""
@@ -224,7 +214,7 @@ class ClaudeWatchApp(PadtuiApp):
             Text(clean(f" {text} "), style="bold black on cyan")
         )
 
-    def _show(self) -> None:
+    def _say(self) -> None:
         line = Text(f" session {self.session.id[:8]} ", style="bold black on cyan")
         if self.sessions > 1:
             line.append(f" (newest of {self.sessions})" if not self.newer else " (not the newest)")

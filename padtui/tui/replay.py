@@ -20,7 +20,28 @@ from padtui.tui.inspector import InspectorScreen
 READ_ONLY = "replay: open the pad itself to commit"
 
 
-class ReplayApp(PadtuiApp):
+class Stepping:
+    """The , and . keys of an app that shows recorded versions one at a time: ``show``
+    draws the one at ``cursor``."""
+
+    recorded: list[Version]
+    cursor: int
+
+    def show(self) -> None:
+        raise NotImplementedError
+
+    def action_older(self) -> None:
+        if self.cursor > 0:
+            self.cursor -= 1
+            self.show()
+
+    def action_newer(self) -> None:
+        if self.cursor < len(self.recorded) - 1:
+            self.cursor += 1
+            self.show()
+
+
+class ReplayApp(Stepping, PadtuiApp):
     """The inspector's screen over a journal: no watching, no writing; step through the
     versions with , and . (the screen's own keys trial and step compactions of each)."""
 
@@ -104,13 +125,3 @@ class ReplayApp(PadtuiApp):
         if self.skipped:
             line.append(f"  ({self.skipped} unreadable versions not shown)", style="dim")
         narration.update(line)
-
-    def action_older(self) -> None:
-        if self.cursor > 0:
-            self.cursor -= 1
-            self.show()
-
-    def action_newer(self) -> None:
-        if self.cursor < len(self.recorded) - 1:
-            self.cursor += 1
-            self.show()
