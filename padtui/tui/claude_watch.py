@@ -10,6 +10,7 @@ raises its alarm as it lands.
 from __future__ import annotations
 
 import asyncio
+import glob
 import os
 import time
 from collections.abc import Callable
@@ -70,7 +71,8 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         self.cursor = -1  # the one on screen
         self.loaded = asyncio.Event()  # the transcript as it was at the start is on screen
         self.armed = asyncio.Event()  # from now on, every write to it is seen
-        self.newer: set[str] = set()  # sessions started since, already announced
+        self.known: set[str] = set()  # the transcripts in the folder (new ones are announced)
+        self.newer = 0  # sessions started since
         self.problem = ""  # the transcript could not be read (the last versions stay)
         self._said = 0.0
 
@@ -78,6 +80,7 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         return self.inspector
 
     def on_mount(self) -> None:
+        self.inspection.status_detail = "no compaction in this session yet"
         self.call_after_refresh(self.follow)
 
     # --- reading, off the screen's thread -------------------------------------------------
@@ -107,10 +110,10 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         out: list[Prepared] = []
         t = self.reader.transcript
         total = len(t.compactions())
-        versions = self.inspection.versions
-        previous = versions[-1].digest if versions else None
+        # (the newest version taken in: the one on screen may be older, stepped back to)
+        previous = self.recorded[-1].digest if self.recorded else None
         counter = self.inspection.counter
-        number = len(self.compactions) * 2
+        number = len(self.recorded)
         for j in judged(t, len(self.compactions), whole_only=True):
             self._progress(f"judging compaction {j.number} of {total}")
             self.compactions.append(j)
@@ -152,6 +155,9 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         if self.live:  # armed before the first read: no write after it is missed
             pending = asyncio.ensure_future(anext(changes))
             await asyncio.sleep(0)
+            self.known = {
+                os.path.abspath(p) for p in glob.glob(os.path.join(glob.escape(folder), "*.jsonl"))
+            }
         try:
             self.narrate("reading the transcript…")
             await self._take(await asyncio.to_thread(self.catch_up))
@@ -168,7 +174,7 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
                 except StopAsyncIteration:
                     return
                 pending = asyncio.ensure_future(anext(changes))
-                self._newer({os.path.abspath(p) for _c, p in changed} - {path})
+                self._newer({os.path.abspath(p) for _c, p in changed} - self.known - {path})
                 await self._take(await asyncio.to_thread(self.catch_up))
         except Exception as exc:  # (a failure is shown, never a crash of the view)
             self.notify(failure(self.session.path, exc), title="watch stopped", severity="error")
@@ -198,8 +204,9 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         """A session started in the project since: said once (this one stays on screen)."""
         for p in sorted(paths):
             sid = os.path.basename(p)[: -len(".jsonl")]
-            if sid not in self.newer and os.path.isfile(p):
-                self.newer.add(sid)
+            if os.path.isfile(p):
+                self.known.add(p)
+                self.newer += 1
                 self.sessions += 1
                 self.notify(
                     f"a new session of this project: {sid} (this one stays on screen; "

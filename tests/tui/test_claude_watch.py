@@ -168,3 +168,20 @@ async def test_nothing_is_written(session: Session, tmp_path: Path) -> None:
     assert session.transcript.read_bytes() == data
     assert sorted(p.name for p in session.transcript.parent.iterdir()) == folder
     assert not session.state.exists() or not any(session.state.rglob("*.jsonl"))
+
+
+async def test_a_new_session_of_the_project_is_announced_not_switched_to(
+    session: Session,
+) -> None:
+    session.compact(FAITHFUL)
+    async with watching(session) as w:
+        other = session.transcript.with_name("7c0ffee0-new-session.jsonl")
+        other.write_text('{"type":"user","message":{"role":"user","content":"hi"}}\n')
+        await w.until(lambda: [n for n in w.notes if n.title == "new session"], "the notice")
+        said = next(n for n in w.notes if n.title == "new session")
+        assert "7c0ffee0-new-session" in said.message
+        assert w.app.session.path == str(session.transcript)
+        assert "not the newest" in w.narration()
+        session.user("one more thing")  # (its own transcript: still followed)
+        session.compact(DROPPED)
+        await w.until(lambda: w.app.inspection.alarms, "the alarm of this session")
