@@ -160,7 +160,7 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
             }
         try:
             self.narrate("reading the transcript…")
-            await self._take(await asyncio.to_thread(self.catch_up))
+            await self._take(await asyncio.to_thread(self.catch_up), opening=True)
             self.loaded.set()
             if pending is None:
                 return
@@ -185,13 +185,30 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
                 await asyncio.gather(pending, return_exceptions=True)
             await changes.aclose()
 
-    async def _take(self, prepared: list[Prepared]) -> None:
+    async def _take(self, prepared: list[Prepared], opening: bool = False) -> None:
+        """Take new versions in: each alarm raised as it lands, or, for those found on
+        opening, all of them in one notice."""
+        insp = self.inspection
         if prepared:
-            self.inspection.versions = list(self.recorded)  # (the newest, if stepped back)
+            insp.versions = list(self.recorded)  # (the newest, if stepped back)
             for p in prepared:
-                self.inspector.take_prepared(p)
-            self.recorded = list(self.inspection.versions)
+                if opening and p.examined is not None:
+                    insp.take_in(p.examined, now=p.seen_at, origin=p.origin, number=p.number)
+                else:
+                    self.inspector.take_prepared(p)
+            self.recorded = list(insp.versions)
             self.cursor = len(self.recorded) - 1
+            self.inspector.refresh_view()
+        if opening and insp.alarms:
+            lost = ", ".join(a.version.origin.rsplit(" ", 1)[1] for a in insp.alarms)
+            self.bell()
+            self.notify(
+                f"{len(insp.alarms)} compaction(s) of this session lost rules: compaction "
+                f"{lost}. Press a for the findings.",
+                title="CORRUPTION",
+                severity="error",
+                timeout=30,
+            )
         self._say()
 
     def show(self) -> None:

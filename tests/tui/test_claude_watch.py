@@ -15,6 +15,7 @@ from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
 
 from padtui.claude import projects
+from padtui.claude.hooks import audit_transcript
 from padtui.tui.claude_watch import ClaudeWatchApp
 from padtui.tui.screens import AlarmsScreen, HistoryScreen
 from padtui.tui.widgets import EntryPane
@@ -95,12 +96,20 @@ async def test_each_compaction_is_the_rules_before_and_the_summary_after(
             "initial",
             "corruption",
         ]
+        # the same judgement as `padtui claude audit`
+        audited = audit_transcript(str(session.transcript))
+        assert [v.verdict for v in insp.versions[1::2]] == [c["verdict"] for c in audited]
         # the faithful summary raised nothing; the one that dropped a rule is the one alarm
         assert [a.version.number for a in insp.alarms] == [4]
         finding = insp.alarms[0].audit.critical[0]
         assert finding.code == "CONSTRAINT_DROPPED"
         assert "migration files" in (finding.before or "")
         assert "rules lost, 1 dropped" in w.narration()
+        # the alarms found on opening: one notice for all of them
+        said = [n.message for n in w.notes if n.title == "CORRUPTION"]
+        assert said == [
+            "1 compaction(s) of this session lost rules: compaction 2. Press a for the findings."
+        ]
         assert "⚠ 1 alarm" in plain(w.app.inspector.query_one("#topbar").render())
         assert "corruption" in plain(w.app.inspector.query_one("#status").content)  # type: ignore[attr-defined]
         assert "the summary of compaction 2" in w.narration()
