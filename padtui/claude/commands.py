@@ -59,7 +59,8 @@ def add_parser(sub: Any) -> None:
         "--transcripts",
         metavar="FOLDER",
         help="the folder of the project's transcripts (default: Claude Code's own, "
-        "~/.claude/projects/<the project's path, each / made ->)",
+        "~/.claude/projects/<the project's path, each character but a letter or digit made ->, "
+        "under $CLAUDE_CONFIG_DIR when that is set)",
     )
     q.add_argument(
         "--session", metavar="ID", help="this session (its id, or the start of it), not the newest"

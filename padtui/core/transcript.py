@@ -162,10 +162,15 @@ class Reader:
             return
         for raw in data.split(b"\n")[:-1]:
             self.lines += 1
-            if not raw.strip():
+            raw = raw.strip()
+            if not raw:
                 continue
             if not any(w in raw for w in _WANTED):
-                self.records.append((self.lines, _OTHER))
+                # (not parsed: an object by its braces, a torn line skipped as parse skips it)
+                if raw.startswith(b"{") and raw.endswith(b"}"):
+                    self.records.append((self.lines, _OTHER))
+                else:
+                    self.skipped += 1
                 continue
             try:
                 obj = json.loads(raw)
