@@ -11,7 +11,9 @@ a compaction whose summary drops one rule. Timed, each a median of ``--rounds``:
 * read: the transcript read (``transcript.Reader``), once, from the start;
 * open: read and every compaction judged, its two versions made (what the app does in its
   worker before the first frame of versions);
-* app: the app headless (``run_test``) from start until its versions are on screen;
+* app: the app headless (``run_test``) from start until its versions are on screen (the
+  token encoding already loaded);
+* cold: the same in a fresh process, from its start (interpreter, imports, the encoding);
 * append: one more compaction appended to the open transcript, read and judged.
 
 Also the peak memory of a read (tracemalloc). State the machine's load beside any figure
@@ -25,6 +27,7 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -109,6 +112,12 @@ async def _app(path: str) -> float:
     return took
 
 
+def _cold(path: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, __file__, "--app-once", path], check=True)
+    return time.perf_counter() - t0
+
+
 def _show(name: str, ts: list[float]) -> None:
     print(
         f"{name:8} median {statistics.median(ts) * 1000:6.0f} ms"
@@ -121,7 +130,11 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=200_000)
     ap.add_argument("--compactions", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--app-once", metavar="TRANSCRIPT", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.app_once:
+        asyncio.run(_app(a.app_once))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         _project, path, summary = _session(tmp, a.tokens)
         folder = os.path.join(tmp, "transcripts")
@@ -135,8 +148,10 @@ def main() -> None:
             f"{a.compactions} compactions; rounds: {a.rounds}"
         )
         counter_for(None).count("warm")  # (the encoding loaded once, as the app has it)
-        times: dict[str, list[float]] = {"read": [], "open": [], "app": [], "append": []}
+        times: dict[str, list[float]] = {"read": [], "open": [], "app": [], "cold": []}
+        times["append"] = []
         for _ in range(a.rounds):
+            times["cold"].append(_cold(moved))
             t0 = time.perf_counter()
             Reader(moved).read()
             times["read"].append(time.perf_counter() - t0)

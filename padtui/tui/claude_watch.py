@@ -114,25 +114,28 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         previous = self.recorded[-1].digest if self.recorded else None
         counter = self.inspection.counter
         number = len(self.recorded)
-        for j in judged(t, len(self.compactions), whole_only=True):
-            self._progress(f"judging compaction {j.number} of {total}")
-            self.compactions.append(j)
-            if j.judgement is None:
-                continue
-            before, after = pad_files(self.session.path, j, READ_ONLY)
-            for pad_file, of, origin in ((before, None, "before"), (after, j, "after")):
-                e = examined(pad_file, counter, previous, of)
-                previous = e.digest
-                number += 1
-                out.append(
-                    Prepared(
-                        reading=Reading("version", e.snapshot),
-                        examined=e,
-                        number=number,
-                        origin=f"{origin} compaction {j.number}",
-                        seen_at=j.at,
+        try:
+            for j in judged(t, len(self.compactions), whole_only=True):
+                self._progress(f"judging the compactions: {j.number} of {total} done")
+                self.compactions.append(j)
+                if j.judgement is None:
+                    continue
+                before, after = pad_files(self.session.path, j, READ_ONLY)
+                for pad_file, of, origin in ((before, None, "before"), (after, j, "after")):
+                    e = examined(pad_file, counter, previous, of)
+                    previous = e.digest
+                    number += 1
+                    out.append(
+                        Prepared(
+                            reading=Reading("version", e.snapshot),
+                            examined=e,
+                            number=number,
+                            origin=f"{origin} compaction {j.number}",
+                            seen_at=j.at,
+                        )
                     )
-                )
+        except Exception as exc:  # (shown; the compactions judged so far are taken in)
+            self.problem = failure(self.session.path, exc)
         return out
 
     # --- following ----------------------------------------------------------------------
