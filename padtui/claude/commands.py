@@ -53,7 +53,11 @@ def add_parser(sub: Any) -> None:
         help="the compactions of a project's newest session in the inspector, followed live",
     )
     q.add_argument(
-        "dir", metavar="DIR", nargs="?", default=".", help="the project (default: this folder)"
+        "dir",
+        metavar="DIR",
+        nargs="?",
+        default=".",
+        help="the project (default: this folder), or a session's transcript (.jsonl)",
     )
     q.add_argument(
         "--transcripts",
@@ -216,14 +220,20 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from padtui.cli import _need_terminal, _shell
     from padtui.core.errors import PadError
 
+    wanted = args.session
     if args.transcripts is not None:
         folder = args.transcripts
+    elif os.path.isfile(args.dir) and args.dir.endswith(".jsonl"):  # a session named outright
+        folder = os.path.dirname(args.dir) or "."
+        wanted = wanted or os.path.basename(args.dir)[: -len(".jsonl")]
+    elif os.path.exists(args.dir) and not os.path.isdir(args.dir):
+        raise PadError(args.dir, "not a folder: name a project's folder, or a session's .jsonl")
     elif not os.path.isdir(args.dir):
         raise PadError(args.dir, "no such folder")
     else:
         folder = projects.transcripts_folder(args.dir)
     found = projects.sessions(folder)
-    session = projects.choose(found, args.session, folder)
+    session = projects.choose(found, wanted, folder)
     _need_terminal(
         f"{session.path}: the watch",
         f"run `padtui claude audit {_shell(session.path)}` for its compactions",

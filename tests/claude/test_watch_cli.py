@@ -133,3 +133,11 @@ def test_sessions_newest_first_and_chosen_by_the_start_of_their_id(tmp_path: Pat
     assert projects.choose(found, "bb", str(tmp_path)).id == "bbb-2"
     with pytest.raises(PadError, match="more than one session starts so: aaa"):
         projects.choose(found, "aaa", str(tmp_path))
+
+
+def test_a_session_named_by_its_transcript(session: Session) -> None:
+    err = _one_error(session.run("claude", "watch", str(session.transcript)))
+    assert "needs a terminal" in err and f"`padtui claude audit {session.transcript}`" in err
+    (session.root / "notes.txt").write_text("x")
+    err = _one_error(session.run("claude", "watch", str(session.root / "notes.txt")))
+    assert "not a folder" in err
