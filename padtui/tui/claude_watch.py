@@ -28,7 +28,7 @@ from padtui.core.transcript import Reader
 from padtui.core.watcher import Reading
 from padtui.tui.app import PadtuiApp
 from padtui.tui.inspector import InspectorScreen, Prepared, failure
-from padtui.tui.replay import ReplayApp, Stepping
+from padtui.tui.replay import ReplayApp, Stepping, recorded_screen
 
 READ_ONLY = "a Claude Code transcript: padtui only reads it"
 PROGRESS_EVERY = 0.25  # seconds between two progress lines while reading or judging
@@ -57,14 +57,7 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         self.inspection = Inspection(session.path)
         if clock is not None:  # (a fixed clock: reproducible screens)
             self.inspection.clock = clock
-        self.inspector = InspectorScreen(
-            self.inspection,
-            journal=False,
-            opening=False,
-            watching=False,
-            read_only=READ_ONLY,
-            narration=True,
-        )
+        self.inspector = recorded_screen(self.inspection, READ_ONLY)
         self.reader = Reader(session.path)
         self.compactions: list[Judged] = []  # every one taken, judged or not
         self.recorded: list[Version] = []  # every version taken in

@@ -20,6 +20,19 @@ from padtui.tui.inspector import InspectorScreen
 READ_ONLY = "replay: open the pad itself to commit"
 
 
+def recorded_screen(inspection: Inspection, read_only: str) -> InspectorScreen:
+    """The inspector's screen over versions the app takes in itself: no journal, no pad
+    read or watched by the screen, nothing written, a narration line."""
+    return InspectorScreen(
+        inspection,
+        journal=False,
+        opening=False,
+        watching=False,
+        read_only=read_only,
+        narration=True,
+    )
+
+
 class Stepping:
     """The , and . keys of an app that shows recorded versions one at a time: ``show``
     draws the one at ``cursor``."""
@@ -68,14 +81,7 @@ class ReplayApp(Stepping, PadtuiApp):
         super().__init__()
         self.journal = journal
         self.inspection = Inspection(journal.pad or journal.path)
-        self.inspector = InspectorScreen(
-            self.inspection,
-            journal=False,
-            opening=False,
-            watching=False,
-            read_only=READ_ONLY,
-            narration=True,
-        )
+        self.inspector = recorded_screen(self.inspection, READ_ONLY)
         self.ready = self.inspector.ready
         self.recorded: list[Version] = []
         self.cursor = 0
