@@ -48,6 +48,28 @@ def add_parser(sub: Any) -> None:
     q.add_argument("transcript", metavar="TRANSCRIPT", help="a Claude Code session file (.jsonl)")
     q.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     q.set_defaults(run=cmd_audit)
+    q = group.add_parser(
+        "watch",
+        help="the compactions of a project's newest session in the inspector, followed live",
+    )
+    q.add_argument(
+        "dir",
+        metavar="DIR",
+        nargs="?",
+        default=".",
+        help="the project (default: this folder), or a session's transcript (.jsonl)",
+    )
+    q.add_argument(
+        "--transcripts",
+        metavar="FOLDER",
+        help="the folder of the project's transcripts (default: Claude Code's own, "
+        "~/.claude/projects/<the project's path, each character but a letter or digit made ->, "
+        "under $CLAUDE_CONFIG_DIR when that is set)",
+    )
+    q.add_argument(
+        "--session", metavar="ID", help="this session (its id, or the start of it), not the newest"
+    )
+    q.set_defaults(run=cmd_watch)
     p.set_defaults(run=_no_action)
 
 
@@ -188,3 +210,36 @@ def cmd_audit(args: argparse.Namespace) -> int:
             lines.append(f"        -> {' '.join(r['after'].split())}")
     _out(*lines)
     return 1 if lost else 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    """Bad input is reported before the screen is taken over."""
+    import os
+
+    from padtui.claude import projects
+    from padtui.cli import _need_terminal, _shell
+    from padtui.core.errors import PadError
+
+    wanted = args.session
+    if args.transcripts is not None:
+        folder = args.transcripts
+    elif os.path.isfile(args.dir) and args.dir.endswith(".jsonl"):  # a session named outright
+        folder = os.path.dirname(args.dir) or "."
+        wanted = wanted or os.path.basename(args.dir)[: -len(".jsonl")]
+    elif os.path.exists(args.dir) and not os.path.isdir(args.dir):
+        raise PadError(args.dir, "not a folder: name a project's folder, or a session's .jsonl")
+    elif not os.path.isdir(args.dir):
+        raise PadError(args.dir, "no such folder")
+    else:
+        folder = projects.transcripts_folder(args.dir)
+    found = projects.sessions(folder)
+    session = projects.choose(found, wanted, folder)
+    _need_terminal(
+        f"{session.path}: the watch",
+        f"run `padtui claude audit {_shell(session.path)}` for its compactions",
+    )
+    from padtui.tui.claude_watch import ClaudeWatchApp
+
+    app = ClaudeWatchApp(folder, session, len(found))
+    app.run()
+    return app.return_code or 0

@@ -297,22 +297,11 @@ def repair_text(v: Verdict) -> str:
 def audit_transcript(path: str) -> list[dict[str, Any]]:
     """The verdict of every compaction in a transcript file, on the rules the user set in
     the conversation it condensed (memory files are read again after a compaction)."""
+    from padtui.claude.compactions import judged
+
     try:
-        with open(path, "rb") as f:
-            t = transcript.parse(f.read())
+        reader = transcript.Reader(path)
+        reader.read(to_end=True)
     except OSError as exc:
         raise OSError(exc.strerror or str(exc)) from None
-    out: list[dict[str, Any]] = []
-    for n, c in enumerate(t.compactions(), 1):
-        item: dict[str, Any] = {
-            "compaction": n,
-            "line": c.line,
-            "trigger": c.trigger,
-            "pre_tokens": c.pre_tokens,
-        }
-        if not c.summary.strip():
-            item.update(verdict="unknown", note="no summary record after the boundary")
-        else:
-            item.update(judge(conversation_rules(t, c.line), c.summary).as_json())
-        out.append(item)
-    return out
+    return [j.as_json() for j in judged(reader.transcript)]

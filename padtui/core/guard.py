@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from padtui.core.audit import audit
+from padtui.core.audit import Audit, audit
 from padtui.core.formats import markdown
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.rules import MEDIUM, RuleMap, find_rules, said_with, wording_kind
@@ -165,6 +165,37 @@ def _said(t: Transcript, start: int, end: int | None) -> list[RuleInForce]:
     )
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """A compaction read as a rewrite of a pad: the rules in force before (one entry a
+    rule, each naming where it came from), the summary after, the audit of that rewrite and
+    what it did to each rule."""
+
+    before: Pad
+    after: Pad
+    audit: Audit
+    verdict: Verdict
+
+
+def judgement(
+    rules: Sequence[RuleInForce],
+    summary: str,
+    memory_now: Sequence[tuple[str, str]] = (),
+    counter: TokenCounter | None = None,
+) -> Judgement:
+    """The audit of a summary against the rules in force (plus the memory files as they are
+    now, ``(name, text)``), and each rule carried, weakened or dropped."""
+    # (an entry's derived_from is read on the new side of an audit only: here it says, for
+    # whoever looks at the pad, where the rule came from)
+    before = Pad.of(make_entry("note", r.text, id=r.id, derived_from=(r.source,)) for r in rules)
+    entries: list[Entry] = list(markdown.parse("summary", summary)[0].entries)
+    for name, text in memory_now:
+        entries += markdown.parse(name, text)[0].entries
+    after = Pad.of(entries)
+    result = audit(before, after, counter or _Cheap())
+    return Judgement(before, after, result, _verdict(rules, result))
+
+
 def judge(
     rules: Sequence[RuleInForce],
     summary: str,
@@ -175,12 +206,10 @@ def judge(
     now, ``(name, text)``)."""
     if not rules:
         return Verdict("compaction", (), (), ())
-    before = Pad.of(make_entry("note", r.text, id=r.id) for r in rules)
-    entries: list[Entry] = list(markdown.parse("summary", summary)[0].entries)
-    for name, text in memory_now:
-        entries += markdown.parse(name, text)[0].entries
-    after = Pad.of(entries)
-    result = audit(before, after, counter or _Cheap())
+    return judgement(rules, summary, memory_now, counter).verdict
+
+
+def _verdict(rules: Sequence[RuleInForce], result: Audit) -> Verdict:
     by_id = {r.id: r for r in rules}
     weakened: dict[str, str] = {}
     dropped: set[str] = set()

@@ -7,7 +7,8 @@ newer version) is skipped, never fatal: the transcript is the user's session, no
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+import os
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +96,95 @@ def parse(data: bytes) -> Transcript:
         else:
             skipped += 1
     return Transcript(tuple(records), skipped)
+
+
+CHUNK = 1 << 20  # bytes read at a time: a transcript of any size is read in this much memory
+# a record that matters to a compaction (the user's messages, boundaries, summaries) holds
+# one of these as a JSON string, quotes and all (in a string's text a quote is escaped)
+_WANTED = (b'"user"', b'"queue-operation"', b'"compact_boundary"')
+_OTHER: dict[str, Any] = {}  # (shared) any other record: only its line is kept
+
+
+class Reader:
+    """A transcript read as it grows: each read takes only the lines added since the last,
+    complete lines only (one being written is left for the next read), and keeps only the
+    records a compaction's judgement reads (any other is its line number, for
+    :func:`compactions` counts records); a file replaced or cut short is read again from
+    the start. Memory: the records kept, and one chunk."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._file: tuple[int, int] | None = None  # (device, inode) read
+        self._reset()
+
+    def _reset(self) -> None:
+        self.offset = 0  # bytes read, up to the end of the last complete line
+        self.lines = 0
+        self.records: list[tuple[int, dict[str, Any]]] = []
+        self.skipped = 0
+
+    @property
+    def transcript(self) -> Transcript:
+        return Transcript(tuple(self.records), self.skipped)
+
+    def read(
+        self, progress: Callable[[int, int], None] | None = None, to_end: bool = False
+    ) -> bool:
+        """Read what was added; True if a line was. ``progress(done, size)`` after each
+        chunk; ``to_end``: a last line with no line ending is taken too (a file read once,
+        not followed). OSError when the file cannot be read."""
+        with open(self.path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if self._file != (st.st_dev, st.st_ino) or st.st_size < self.offset:
+                self._reset()
+                self._file = (st.st_dev, st.st_ino)
+            f.seek(self.offset)
+            before = self.lines
+            rest = b""
+            while True:
+                chunk = f.read(CHUNK)
+                if not chunk:
+                    break
+                data = rest + chunk
+                end = data.rfind(b"\n") + 1
+                self._take(data[:end])
+                self.offset += end
+                rest = data[end:]
+                if progress is not None:
+                    progress(self.offset, max(st.st_size, self.offset))
+            if to_end and rest.strip():
+                self._take(rest + b"\n")
+                self.offset += len(rest)
+        return self.lines != before
+
+    def _take(self, data: bytes) -> None:
+        if not data:
+            return
+        for raw in data.split(b"\n")[:-1]:
+            self.lines += 1
+            raw = raw.strip()
+            if not raw:
+                continue
+            if not any(w in raw for w in _WANTED):
+                # (not parsed: an object by its braces, a torn line skipped as parse skips it)
+                if raw.startswith(b"{") and raw.endswith(b"}"):
+                    self.records.append((self.lines, _OTHER))
+                else:
+                    self.skipped += 1
+                continue
+            try:
+                obj = json.loads(raw)
+            except ValueError:
+                self.skipped += 1
+                continue
+            if isinstance(obj, dict):
+                self.records.append((self.lines, obj if _wanted(obj) else _OTHER))
+            else:
+                self.skipped += 1
+
+
+def _wanted(record: dict[str, Any]) -> bool:
+    return is_boundary(record) or is_summary(record) or typed_text(record) is not None
 
 
 def content_text(content: Any) -> str:

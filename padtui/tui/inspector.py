@@ -20,6 +20,7 @@ import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import partial
 from typing import ClassVar
 
@@ -142,6 +143,7 @@ class Prepared:
     examined: Examined | None = None  # a version not on screen yet
     number: int | None = None  # its number in the journal
     origin: str | None = None  # who made it, when padtui did
+    seen_at: datetime | None = None  # when it was made, when the reading knows (else now)
     journal_error: str | None = None
     failed: str | None = None  # padtui's own failure on it (see failure)
 
@@ -446,7 +448,10 @@ class InspectorScreen(Screen[None]):
             insp.status, insp.status_detail = "live", ""  # (the version on screen, read again)
         else:
             observed = insp.take_in(
-                prepared.examined, origin=prepared.origin, number=prepared.number
+                prepared.examined,
+                now=prepared.seen_at,
+                origin=prepared.origin,
+                number=prepared.number,
             )
             if observed is not None:
                 self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)

@@ -20,7 +20,41 @@ from padtui.tui.inspector import InspectorScreen
 READ_ONLY = "replay: open the pad itself to commit"
 
 
-class ReplayApp(PadtuiApp):
+def recorded_screen(inspection: Inspection, read_only: str) -> InspectorScreen:
+    """The inspector's screen over versions the app takes in itself: no journal, no pad
+    read or watched by the screen, nothing written, a narration line."""
+    return InspectorScreen(
+        inspection,
+        journal=False,
+        opening=False,
+        watching=False,
+        read_only=read_only,
+        narration=True,
+    )
+
+
+class Stepping:
+    """The , and . keys of an app that shows recorded versions one at a time: ``show``
+    draws the one at ``cursor``."""
+
+    recorded: list[Version]
+    cursor: int
+
+    def show(self) -> None:
+        raise NotImplementedError
+
+    def action_older(self) -> None:
+        if self.cursor > 0:
+            self.cursor -= 1
+            self.show()
+
+    def action_newer(self) -> None:
+        if self.cursor < len(self.recorded) - 1:
+            self.cursor += 1
+            self.show()
+
+
+class ReplayApp(Stepping, PadtuiApp):
     """The inspector's screen over a journal: no watching, no writing; step through the
     versions with , and . (the screen's own keys trial and step compactions of each)."""
 
@@ -47,14 +81,7 @@ class ReplayApp(PadtuiApp):
         super().__init__()
         self.journal = journal
         self.inspection = Inspection(journal.pad or journal.path)
-        self.inspector = InspectorScreen(
-            self.inspection,
-            journal=False,
-            opening=False,
-            watching=False,
-            read_only=READ_ONLY,
-            narration=True,
-        )
+        self.inspector = recorded_screen(self.inspection, READ_ONLY)
         self.ready = self.inspector.ready
         self.recorded: list[Version] = []
         self.cursor = 0
@@ -104,13 +131,3 @@ class ReplayApp(PadtuiApp):
         if self.skipped:
             line.append(f"  ({self.skipped} unreadable versions not shown)", style="dim")
         narration.update(line)
-
-    def action_older(self) -> None:
-        if self.cursor > 0:
-            self.cursor -= 1
-            self.show()
-
-    def action_newer(self) -> None:
-        if self.cursor < len(self.recorded) - 1:
-            self.cursor += 1
-            self.show()
