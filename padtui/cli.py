@@ -457,13 +457,13 @@ def _missed(exc: Any, args: argparse.Namespace, report: dict[str, Any]) -> int:
 
 
 def cmd_externalize(args: argparse.Namespace) -> int:
-    from padtui.core import store
+    from padtui.core import sealing, store
     from padtui.core.formats import check_writable
 
     check_writable(args.path, args.format, seals=True)  # a Letta .af file: exit 2
     snap = store.read(args.path, fmt=args.format)
     check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
-    entries, sealed, already = store.externalized(snap.pad, args.ids, args.path)
+    entries, sealed, already = sealing.externalized(snap.pad, args.ids, args.path)
     report: dict[str, Any] = {
         "path": args.path,
         "sealed": sealed,

@@ -24,7 +24,7 @@ from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
 from padtui import __version__
-from padtui.core import store
+from padtui.core import sealing, store
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import (
     MAX_PAD_BYTES,
@@ -239,7 +239,7 @@ class Guard:
             snap = store.read(real, fmt=_chosen(fmt))
             self.scope.resolve(snap.target)
             check_writable(real, snap.format, snap.file.layout)
-            entries, sealed, already = store.externalized(snap.pad, ids, path)
+            entries, sealed, already = sealing.externalized(snap.pad, ids, path)
             report: dict[str, Any] = {
                 "path": path,
                 "sealed": sealed,

@@ -41,7 +41,6 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import errno
 import fcntl
 import hashlib
 import json
@@ -58,6 +57,7 @@ from typing import Any
 from padtui.core.audit import Audit, audit
 from padtui.core.errors import PadError
 from padtui.core.formats import MAX_BUDGET, PadFile, named, parse
+from padtui.core.fsio import fsync_dir
 from padtui.core.model import Pad
 from padtui.core.names import fit
 from padtui.core.rules import RuleMap
@@ -750,21 +750,6 @@ def _write_all(fd: int, payload: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def fsync_dir(folder: str) -> None:
-    """Make a rename or a new file in ``folder`` durable (where the platform allows it)."""
-    try:
-        fd = os.open(folder or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.EBADF, errno.ENOTSUP):
-            raise
-    finally:
-        os.close(fd)
 
 
 # --- history -------------------------------------------------------------------------------

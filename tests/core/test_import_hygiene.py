@@ -148,3 +148,20 @@ def test_the_layer_check_sees_an_import_inside_a_function(tmp_path: Path) -> Non
         "def f():\n    from padtui.cli import main\n"
     )
     assert {"padtui.core.compaction.Plan", "padtui.cli.main"} <= imports_of(module)
+
+
+# storage: the file I/O, the lock and the commit (the store) build on the
+# formats and the records; the compaction, the audit and what seals entries build on them
+STORAGE = ("fsio", "lock", "store")
+ABOVE_STORAGE = (
+    "padtui.core.compaction",
+    "padtui.core.sealing",
+    "padtui.core.audit",
+    "padtui.core.inspection",
+)
+
+
+@pytest.mark.parametrize("module", STORAGE)
+def test_storage_never_imports_what_builds_on_it(module: str) -> None:
+    wrong = {m for m in imports_of(PACKAGE / "core" / f"{module}.py") if within(m, ABOVE_STORAGE)}
+    assert not wrong
