@@ -497,7 +497,7 @@ def cmd_externalize(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from padtui.core import store
-    from padtui.core.journal import history, outstanding
+    from padtui.core.history import history, outstanding
 
     if args.no_journal:
         raise UsageError("history reads the journal; --no-journal makes no sense here")

@@ -256,7 +256,7 @@ class Guard:
         return {"path": j.path, "version": after.version} if j is not None else None
 
     def history(self, path: str, limit: int = 20) -> dict[str, Any]:
-        from padtui.core.journal import history
+        from padtui.core.history import history
 
         if not 1 <= limit <= MAX_HISTORY:
             raise ToolError(f"limit: between 1 and {MAX_HISTORY}, got {limit}")
@@ -296,7 +296,7 @@ class Guard:
             return json.dumps({"path": real, "sealed": entries}, ensure_ascii=False)
 
     def findings(self, real: str) -> str:
-        from padtui.core.journal import history
+        from padtui.core.history import history
 
         with _resource_errors():
             journal = store.journal_of(real, True)

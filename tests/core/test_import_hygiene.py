@@ -150,15 +150,23 @@ def test_the_layer_check_sees_an_import_inside_a_function(tmp_path: Path) -> Non
     assert {"padtui.core.compaction.Plan", "padtui.cli.main"} <= imports_of(module)
 
 
-# storage: the file I/O, the lock and the commit (the store) build on the
+# storage: the file I/O, the lock, the commit (the store) and the journal build on the
 # formats and the records; the compaction, the audit and what seals entries build on them
-STORAGE = ("fsio", "lock", "store")
+STORAGE = ("fsio", "lock", "store", "journal")
 ABOVE_STORAGE = (
     "padtui.core.compaction",
     "padtui.core.sealing",
     "padtui.core.audit",
     "padtui.core.inspection",
+    "padtui.core.history",
 )
+
+
+def test_the_journal_stores_versions_and_judges_none() -> None:
+    """The audit of a pad's versions is the history's (core/history.py), not the journal's."""
+    judging = ("padtui.core.audit", "padtui.core.tokens", "padtui.core.rules")
+    wrong = {m for m in imports_of(PACKAGE / "core" / "journal.py") if within(m, judging)}
+    assert not wrong
 
 
 @pytest.mark.parametrize("module", STORAGE)
