@@ -784,7 +784,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """Play a scenario against PATH, printing what the agent does at each step."""
     import time
 
-    from padtui.core.scenarios import ScriptedAgent, load_scenario
+    from padtui.demo_agent import ScriptedAgent, load_scenario
 
     scenario = load_scenario(args.scenario)
     if os.path.exists(args.path) and not args.reset:
@@ -818,7 +818,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import tempfile
     from functools import partial
 
-    from padtui.core.scenarios import load_scenario, names
+    from padtui.demo_agent import load_scenario, names
 
     if args.list:
         for name in names():

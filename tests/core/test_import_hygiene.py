@@ -173,3 +173,9 @@ def test_the_journal_stores_versions_and_judges_none() -> None:
 def test_storage_never_imports_what_builds_on_it(module: str) -> None:
     wrong = {m for m in imports_of(PACKAGE / "core" / f"{module}.py") if within(m, ABOVE_STORAGE)}
     assert not wrong
+
+
+def test_the_core_holds_no_agent_of_its_own() -> None:
+    """The scripted demo agent writes its pad like any client; it is no part of the core."""
+    assert not {m for m in CORE if "scenario" in m or "agent" in m}
+    assert not {m for m in imports_of(PACKAGE / "demo_agent.py") if within(m, ("padtui.core",))}
