@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from padtui.core.carry import (
     Carry,
@@ -186,46 +186,47 @@ class _Totals:
         return self.caution / self.tokens if self.tokens else 0.0
 
 
+T = TypeVar("T")
+
+
+class _Remembered(Generic[T]):
+    """What was last worked out for a few pads, by the pads' identity (each pad, and what
+    else the key names by ``id``, is held: its id is not reused meanwhile)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._found: dict[Hashable, tuple[tuple[object, ...], T]] = {}
+        self._guard = threading.Lock()
+
+    def get(self, key: Hashable, held: tuple[object, ...], make: Callable[[], T]) -> T:
+        with self._guard:
+            hit = self._found.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):
+            return hit[1]
+        got = make()
+        with self._guard:
+            self._found[key] = (held, got)
+            while len(self._found) > self._size:
+                del self._found[next(iter(self._found))]
+        return got
+
+
 # The totals of the last few pads counted: a live audit of v1 -> v2, then v2 -> v3, counts v2
 # once (and the inspection that took v2 in has counted it already).
 _RECENT = 8
-_recent: dict[tuple[int, int], tuple[Pad, TokenCounter, _Totals]] = {}
-_recent_lock = threading.Lock()
+_totals: _Remembered[_Totals] = _Remembered(_RECENT)
+_shares: _Remembered[float] = _Remembered(_RECENT)
 
 
 def totals(pad: Pad, counter: TokenCounter) -> _Totals:
     """The pad's totals with this counter (remembered for the last few pads)."""
-    key = (id(pad), id(counter))
-    with _recent_lock:
-        hit = _recent.get(key)
-    if hit is not None and hit[0] is pad and hit[1] is counter:
-        return hit[2]
-    got = _Totals(pad, counter)
-    with _recent_lock:
-        _recent[key] = (pad, counter, got)  # (the pad is held, so its id is not reused)
-        while len(_recent) > _RECENT:
-            del _recent[next(iter(_recent))]
-    return got
-
-
-_shares: dict[tuple[int, RuleMap], tuple[Pad, float]] = {}
-_shares_lock = threading.Lock()
+    return _totals.get((id(pad), id(counter)), (pad, counter), lambda: _Totals(pad, counter))
 
 
 def rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
     """The share of a pad's tokens that state rules (each entry's cost, in the proportion
     of its text that its rules take); remembered for the last few pads, as their totals."""
-    key = (id(pad), rule_map)
-    with _shares_lock:
-        hit = _shares.get(key)
-    if hit is not None and hit[0] is pad:
-        return hit[1]
-    got = _rule_share(pad, costs, rule_map)
-    with _shares_lock:
-        _shares[key] = (pad, got)  # (the pad is held, so its id is not reused)
-        while len(_shares) > _RECENT:
-            del _shares[next(iter(_shares))]
-    return got
+    return _shares.get((id(pad), rule_map), (pad,), lambda: _rule_share(pad, costs, rule_map))
 
 
 def _rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:

@@ -333,16 +333,37 @@ def poll(
 JournalArg = Journal | str | bool
 
 
+class OpenJournals:
+    """The journals a process has open: one :class:`Journal` object per journal file and
+    pad, so every reader of a pad (a watcher, a commit, the history) reads its journal
+    incrementally from where the last one stopped."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, Journal] = {}
+        self._guard = threading.Lock()
+
+    def get(self, path: str, journal_path: str | None = None) -> Journal:
+        j = Journal.for_pad(path, journal_path)
+        with self._guard:
+            return self._open.setdefault(f"{j.path}\0{j.pad}", j)
+
+    def forget(self) -> None:
+        """Drop them all: the next use reads each journal file afresh."""
+        with self._guard:
+            self._open.clear()
+
+
+JOURNALS = OpenJournals()  # the process's: what ``journal_of`` hands out
+
+
 def journal_of(path: str, journal: JournalArg) -> Journal | None:
     """The journal to use: ``True`` the pad's default one, ``False`` none, a path or a
-    :class:`Journal` that one."""
+    :class:`Journal` that one (from :data:`JOURNALS`)."""
     if isinstance(journal, Journal):
         return journal
     if journal is False:
         return None
-    j = Journal.for_pad(path, journal if isinstance(journal, str) else None)
-    with _registry:  # one Journal object per journal file and pad: it reads incrementally
-        return _journals.setdefault(f"{j.path}\0{j.pad}", j)
+    return JOURNALS.get(path, journal if isinstance(journal, str) else None)
 
 
 def record(version: Snapshot | PadFile, journal: JournalArg = True) -> int | None:
@@ -352,10 +373,6 @@ def record(version: Snapshot | PadFile, journal: JournalArg = True) -> int | Non
     if j is None:
         return None
     return j.append(pad_file.data, pad_file.layout.format, "seen", pad_file)
-
-
-_journals: dict[str, Journal] = {}
-_registry = threading.Lock()
 
 
 # --- the lock ------------------------------------------------------------------------------

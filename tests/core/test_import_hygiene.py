@@ -179,3 +179,40 @@ def test_the_core_holds_no_agent_of_its_own() -> None:
     """The scripted demo agent writes its pad like any client; it is no part of the core."""
     assert not {m for m in CORE if "scenario" in m or "agent" in m}
     assert not {m for m in imports_of(PACKAGE / "demo_agent.py") if within(m, ("padtui.core",))}
+
+
+# --- importing changes nothing in the process: an app that embeds padtui keeps its collector
+# and its switch interval (the TUI sets them as it starts, and puts them back as it ends)
+
+PROCESS_STATE = """
+import gc, signal, sys
+def state():
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+    return (gc.isenabled(), gc.get_freeze_count(), gc.get_threshold(), sys.getswitchinterval(),
+            sys.getrecursionlimit(), handlers)
+before = state()
+import importlib, pkgutil, padtui
+for found in pkgutil.walk_packages(padtui.__path__, "padtui."):
+    if found.name != "padtui.__main__":  # (that one runs the command line)
+        importlib.import_module(found.name)
+"""
+
+
+def process_state_kept(then: str = "") -> bool:
+    code = PROCESS_STATE + then + "print(state() == before)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_importing_padtui_changes_nothing_in_the_process() -> None:
+    assert process_state_kept()
+
+
+@pytest.mark.parametrize(
+    "change", ["gc.freeze()\n", "sys.setswitchinterval(0.001)\n", "gc.disable()\n"]
+)
+def test_the_process_check_would_see_a_change(change: str) -> None:
+    assert not process_state_kept(change)
