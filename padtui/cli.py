@@ -1,4 +1,4 @@
-"""Command line: argument parsing and the headless commands (SPEC section 5).
+"""Command line: argument parsing and the headless commands (the README's "Commands").
 
 Exit codes everywhere: 0 fine, 1 refused or corruption found, 2 bad input or usage.
 The headless commands never import Textual; the inspector is imported only when it runs.

@@ -1,5 +1,5 @@
 """``padtui mcp``: the guard as a stdio Model Context Protocol server, so that an agent can ask
-before it rewrites its memory (SPEC section 9).
+before it rewrites its memory (the README's "Let the agent ask first").
 
 A thin face over the core: the same trial, audit, safe commit and journal as the commands.
 It touches only the pads named on its command line, or pads inside the folders named there,

@@ -6,7 +6,7 @@ from typing import Any
 
 
 class PadError(Exception):
-    """Bad input: a pad (or journal) that cannot be read as the SPEC describes.
+    """Bad input: a pad (or journal) that cannot be read as the README's "The pad file" describes.
 
     ``where`` names the place inside the file (``line 3``, ``entry 2``, ``byte 17``),
     so the message reads ``FILE: WHERE: PROBLEM``.

@@ -1,4 +1,5 @@
-"""A compaction of a conversation judged like a rewrite of a pad (SPEC sections 4 and 9).
+"""A compaction of a conversation judged like a rewrite of a pad (the README's "Guard
+Claude Code's compactions"; the audit is core/audit.py).
 
 The "before" is the rules in force: the rules of the memory files and the user's own
 rule-like messages, one entry a rule, each with where it came from. The "after" is the
@@ -20,8 +21,9 @@ from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.rules import MEDIUM, RuleMap, find_rules, said_with, wording_kind
 from padtui.core.tokens import TokenCounter
 from padtui.core.transcript import Transcript
+from padtui.core.vocabulary import FindingCode, Verdict
 
-LOST_CODES = ("CONSTRAINT_DROPPED", "CONSTRAINT_WEAKENED")
+LOST_CODES = (FindingCode.CONSTRAINT_DROPPED, FindingCode.CONSTRAINT_WEAKENED)
 CARRY_WINDOW = 3  # compactions gone through for rules said before the last one
 
 
@@ -47,10 +49,10 @@ class RuleInForce:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Judgement:
     """What a compaction did to the rules in force."""
 
-    verdict: str  # "compaction" (every rule carried) or "corruption"
+    verdict: str  # compaction (every rule carried) or corruption (a Verdict)
     carried: tuple[RuleInForce, ...]
     weakened: tuple[tuple[RuleInForce, str], ...]  # (rule, what the summary says instead)
     dropped: tuple[RuleInForce, ...]
@@ -69,7 +71,7 @@ class Verdict:
         }
 
     @classmethod
-    def from_json(cls, obj: Any) -> Verdict | None:
+    def from_json(cls, obj: Any) -> Judgement | None:
         if not isinstance(obj, dict) or not isinstance(obj.get("verdict"), str):
             return None
         carried = _rules(obj.get("carried"))
@@ -170,11 +172,11 @@ def judge(
     summary: str,
     memory_now: Sequence[tuple[str, str]] = (),
     counter: TokenCounter | None = None,
-) -> Verdict:
+) -> Judgement:
     """Each rule carried, weakened or dropped by a summary (plus the memory files as they are
     now, ``(name, text)``)."""
     if not rules:
-        return Verdict("compaction", (), (), ())
+        return Judgement(Verdict.COMPACTION, (), (), ())
     before = Pad.of(make_entry("note", r.text, id=r.id) for r in rules)
     entries: list[Entry] = list(markdown.parse("summary", summary)[0].entries)
     for name, text in memory_now:
@@ -190,13 +192,13 @@ def judge(
         for label in f.entries:
             if label not in by_id:
                 continue
-            if f.code == "CONSTRAINT_DROPPED":
+            if f.code == FindingCode.CONSTRAINT_DROPPED:
                 dropped.add(label)
             else:
                 weakened.setdefault(label, f.after or "")
     carried = tuple(r for r in rules if r.id not in dropped and r.id not in weakened)
-    return Verdict(
-        "corruption" if dropped or weakened else "compaction",
+    return Judgement(
+        Verdict.CORRUPTION if dropped or weakened else Verdict.COMPACTION,
         carried,
         tuple((by_id[i], a) for i, a in weakened.items() if i not in dropped),
         tuple(r for r in rules if r.id in dropped),

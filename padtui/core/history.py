@@ -18,17 +18,18 @@ from padtui.core.journal import OWN_ORIGINS, Journal, Version
 from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
 from padtui.core.tokens import counter_for
+from padtui.core.vocabulary import Verdict
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class HistoryRow:
     """One journaled version with its tokens and the audit of the transition into it."""
 
     version: Version
-    pad: Pad | None  # None: the version did not parse
-    tokens: int | None
-    previous: int | None  # the readable version this one is audited against
-    audit: Audit | None
+    pad: Pad | None = None  # None: the version did not parse
+    tokens: int | None = None
+    previous: int | None = None  # the readable version this one is audited against
+    audit: Audit | None = None
     damage: str | None = None  # why the version cannot be rebuilt (the journal is damaged)
 
     @property
@@ -70,7 +71,7 @@ def outstanding(rows: list[HistoryRow], acknowledged: set[int]) -> list[HistoryR
     out = []
     for i, r in enumerate(rows):
         v = r.version
-        if r.verdict != "corruption" or v.origin in OWN_ORIGINS or v.n in acknowledged:
+        if r.verdict != Verdict.CORRUPTION or v.origin in OWN_ORIGINS or v.n in acknowledged:
             continue
         before = sha.get(r.previous) if r.previous is not None else None
         if any(
@@ -96,12 +97,12 @@ def history(
     prev: tuple[int, PadFile] | None = None
     for v in journal.versions():
         if not v.parsed:
-            rows.append(HistoryRow(v, None, None, None, None))
+            rows.append(HistoryRow(version=v))
         else:
             try:
                 pad_file = journal.pad_file(v.n, prev[1] if prev is not None else None)
             except PadError as exc:  # lost to damage, or bytes crafted to match their hash
-                rows.append(HistoryRow(v, None, None, None, None, exc.problem))
+                rows.append(HistoryRow(version=v, damage=exc.problem))
                 if on_version is not None:
                     on_version()
                 continue
@@ -109,7 +110,10 @@ def history(
             counter = counter_for(encoding or pad.encoding)
             tokens = sum(counter.count_many(e.text for e in pad.entries))
             result = audit(prev[1].pad, pad, counter, rule_map) if prev is not None else None
-            rows.append(HistoryRow(v, pad, tokens, prev[0] if prev else None, result))
+            previous = prev[0] if prev else None
+            rows.append(
+                HistoryRow(version=v, pad=pad, tokens=tokens, previous=previous, audit=result)
+            )
             prev = (v.n, pad_file)
         if on_version is not None:
             on_version()

@@ -1,4 +1,5 @@
-"""The version journal (SPEC section 7): every version seen or written, content-addressed.
+"""The version journal: every version seen or written, content-addressed (the README's
+"Safe writes and the journal").
 
 One journal per pad, a JSON Lines file in the user's state folder
 (``$XDG_STATE_HOME/padtui/``, else ``~/.local/state/padtui/``), named from the pad's real
@@ -58,6 +59,7 @@ from padtui.core.errors import PadError
 from padtui.core.formats import MAX_BUDGET, PadFile, named, parse
 from padtui.core.fsio import fsync_dir
 from padtui.core.names import fit
+from padtui.core.vocabulary import Origin
 
 FORMAT_VERSION = 1
 HEADER = "padtui-journal"
@@ -65,8 +67,8 @@ HASH_CHARS = 20  # 80 bits of SHA-256 per blob; each rebuilt version is checked 
 CHECKPOINT = 64  # a full entry list at least every this many versions
 INLINE_GLUE = 64  # glue longer than this is stored as a blob
 
-ORIGINS = ("seen", "compact", "externalize", "restore", "write")
-OWN_ORIGINS = ("compact", "externalize", "restore", "write")  # padtui's own writes
+ORIGINS = tuple(Origin)
+OWN_ORIGINS = tuple(o for o in Origin if o != Origin.SEEN)  # padtui's own writes
 MAX_NUMBER = 2**53  # version numbers, sizes and counts beyond this are crafted, not written
 TAIL = 256  # bytes of the last line read, looked at again before reading on
 _CRC = re.compile(rb',"c":"([0-9a-f]{8})"\}$')
@@ -109,7 +111,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Version:
     """One journaled version of a pad (its bytes come back from :meth:`Journal.data`)."""
 

@@ -14,6 +14,7 @@ from padtui.core.errors import PadError
 from padtui.core.formats import check_writable
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad
 from padtui.core.store import DEFAULT_LOCK_TIMEOUT, JournalArg, Snapshot, commit
+from padtui.core.vocabulary import Origin
 
 
 def externalized(
@@ -63,5 +64,5 @@ def externalize(
     check_writable(snapshot.path, snapshot.format, snapshot.file.layout)
     entries, _sealed, _already = externalized(snapshot.pad, labels, snapshot.path)
     return commit(
-        snapshot, entries, journal=journal, lock_timeout=lock_timeout, origin="externalize"
+        snapshot, entries, journal=journal, lock_timeout=lock_timeout, origin=Origin.EXTERNALIZE
     )

@@ -1,4 +1,5 @@
-"""Safe writes (SPEC section 6): stamped reads, compare-and-swap commits, the lock.
+"""Safe writes: stamped reads and compare-and-swap commits under the pad's lock (the
+README's "Safe writes and the journal"; the file I/O is in ``fsio``, the lock in ``lock``).
 
 padtui writes a pad that a live agent is also writing, so a commit
 
@@ -83,6 +84,7 @@ from padtui.core.fsio import (
 from padtui.core.journal import Journal
 from padtui.core.lock import lock, lock_path_for
 from padtui.core.model import Entry, Pad
+from padtui.core.vocabulary import Found, Origin
 
 # read, written and raised below the store, and part of its API
 __all__ = [
@@ -158,16 +160,16 @@ class Snapshot:
 
 
 @dataclass(frozen=True)
-class Reading:
+class Polled:
     """What a look at a live pad found: a new version, the same one, or a torn file."""
 
-    state: str  # "new", "same" or "unreadable"
+    state: Found
     snapshot: Snapshot | None  # the newest good version (the new one, else the last)
     problem: str | None = None
 
     @property
     def message(self) -> str:
-        if self.state == "unreadable":
+        if self.state == Found.UNREADABLE:
             return f"{UNREADABLE}: {self.problem}"
         return self.state
 
@@ -316,18 +318,18 @@ def poll(
     journal: JournalArg = False,
     fmt: str | None = None,
     quiet: float = SETTLE_QUIET,
-) -> Reading:
+) -> Polled:
     """A look at a live pad, once it has settled (:func:`read_settled`): ``new`` (a version
     other than ``last``), ``same``, or ``unreadable`` (torn, gone or still being written;
     never taken for a new version, and ``snapshot`` stays the last good one)."""
     try:
         snap = read(path, fmt=fmt, quiet=quiet)
     except PadError as exc:
-        return Reading("unreadable", last, exc.problem)
+        return Polled(Found.UNREADABLE, last, exc.problem)
     if last is not None and snap.stamp.sha256 == last.stamp.sha256:
-        return Reading("same", snap)
+        return Polled(Found.SAME, snap)
     n = record(snap, journal)
-    return Reading("new", snap if n is None else replace(snap, version=n))
+    return Polled(Found.NEW, snap if n is None else replace(snap, version=n))
 
 
 JournalArg = Journal | str | bool
@@ -372,7 +374,7 @@ def record(version: Snapshot | PadFile, journal: JournalArg = True) -> int | Non
     j = journal_of(pad_file.path, journal)
     if j is None:
         return None
-    return j.append(pad_file.data, pad_file.layout.format, "seen", pad_file)
+    return j.append(pad_file.data, pad_file.layout.format, Origin.SEEN, pad_file)
 
 
 # --- the lock ------------------------------------------------------------------------------
@@ -404,10 +406,10 @@ def commit(
         if change.source is not snapshot.pad and not _same_pad(change.source, snapshot.pad):
             raise ValueError("the plan was not made from this snapshot's pad")
         entries: Sequence[Entry] = change.result()
-        origin = origin or "compact"
+        origin = origin or Origin.COMPACT
     else:
         entries = list(change)
-        origin = origin or "write"
+        origin = origin or Origin.WRITE
     try:
         new = to_bytes(render(snapshot.file.layout, entries))
     except ValueError as exc:  # a change the format cannot hold safely: refuse, write nothing
@@ -479,7 +481,7 @@ def restore(
         return _commit_raw(path, target, raw, Stamp.of(st, raw), fmt, new_file, j, lock_timeout)
     if current.target != target:
         raise WriteFailed(path, fsio.moved(target, current.target))
-    return _commit(current, new_file.data, new_file, j, lock_timeout, "restore")
+    return _commit(current, new_file.data, new_file, j, lock_timeout, Origin.RESTORE)
 
 
 def _commit(
@@ -491,7 +493,7 @@ def _commit(
     origin: str,
 ) -> Snapshot:
     if new == base.data:  # nothing to change: nothing is written
-        n = None if j is None else j.append(base.data, base.format, "seen", base.file)
+        n = None if j is None else j.append(base.data, base.format, Origin.SEEN, base.file)
         return base if n is None else replace(base, version=n)
     return _commit_raw(
         base.path,
@@ -516,7 +518,7 @@ def _commit_raw(
     new_file: PadFile,
     j: Journal | None,
     lock_timeout: float | None,
-    origin: str = "restore",
+    origin: str = Origin.RESTORE,
     old_file: PadFile | None = None,
 ) -> Snapshot:
     """Compare-and-swap ``new_file`` over the version (``data``, ``stamp``) of ``path``."""
@@ -533,7 +535,7 @@ def _commit_raw(
                 raise _conflict(path, fmt, j, now)
             fsio.check_mode(place, now.st)
             if j is not None:  # the version about to be replaced, durably, before anything else
-                j.append(data, fmt, "seen", old_file)
+                j.append(data, fmt, Origin.SEEN, old_file)
             tmp, st = fsio.write_temp(place, new, now.st)
             try:
                 place.check()
@@ -595,7 +597,7 @@ def _create(
         after = Snapshot(
             path, target, replace(new_file, path=path), Stamp.of(st, new), created=True
         )
-        return _journal_written(after, j, new_file.layout.format, "restore")
+        return _journal_written(after, j, new_file.layout.format, Origin.RESTORE)
 
 
 def _conflict(path: str, fmt: str, j: Journal | None, now: fsio.Current | None) -> Conflict:
@@ -612,7 +614,7 @@ def _journal_seen(j: Journal, data: bytes, path: str, fmt: str) -> None:
         pad_file = parse(path, data, fmt)
     except PadError:
         return
-    j.append(data, fmt, "seen", pad_file)
+    j.append(data, fmt, Origin.SEEN, pad_file)
 
 
 # --- the swap ------------------------------------------------------------------------------
@@ -673,7 +675,7 @@ def _check_displaced(
     elif placed != mine:  # a version its own writer wrote over, about to be removed
         leftover = fsio.current(tmp, path, place.fd)
         if leftover is not None and j is not None:
-            j.append(leftover.data, fmt, "seen")
+            j.append(leftover.data, fmt, Origin.SEEN)
         elif leftover is not None:
             kept = f"; a version written over meanwhile is kept as {fsio.rescue(place, tmp)}"
     if same:
