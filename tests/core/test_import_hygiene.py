@@ -216,3 +216,40 @@ def test_importing_padtui_changes_nothing_in_the_process() -> None:
 )
 def test_the_process_check_would_see_a_change(change: str) -> None:
     assert not process_state_kept(change)
+
+
+# the layers of ARCHITECTURE.md, lowest first: a module imports its own layer or lower ones
+LAYERS = (
+    ("model", "vocabulary", "errors", "text", "names"),
+    ("formats",),
+    ("fsio", "lock", "store", "journal"),
+    ("tokens",),
+    ("claims", "rules", "wording", "matching", "carry"),
+    ("audit",),
+    ("compaction",),
+    ("sealing", "history", "inspection", "watcher", "guard", "git", "transcript", "letta"),
+)
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of a core module (or a name in it), None for what is not core."""
+    parts = module.split(".")
+    if parts[:2] != ["padtui", "core"] or len(parts) < 3:
+        return None
+    return next((i for i, names in enumerate(LAYERS) if parts[2] in names), None)
+
+
+def test_every_core_module_has_a_layer() -> None:
+    assert {m.split(".")[2] for m in CORE} == {name for names in LAYERS for name in names}
+
+
+def test_imports_go_down_the_layers() -> None:
+    wrong = set()
+    for path in sources("core"):
+        rel = path.relative_to(PACKAGE).with_suffix("")
+        own = layer_of(".".join(("padtui", *rel.parts)))
+        for module in imports_of(path):
+            other = layer_of(module)
+            if own is not None and other is not None and other > own:
+                wrong.add(f"{rel}: {module}")
+    assert not wrong
