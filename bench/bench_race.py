@@ -138,16 +138,16 @@ def main() -> None:
     )
     ap.add_argument("--replace", action="store_true", help="swap by os.replace, not exchange")
     args = ap.parse_args()
-    from padtui.core import store
+    from padtui.core import fsio
 
     state = tempfile.TemporaryDirectory()  # the journals, when --journal
     os.environ["XDG_STATE_HOME"] = state.name
     if args.no_leases:
-        store._no_writers = lambda fd: None  # type: ignore[attr-defined]
+        fsio.no_writers = lambda fd: None
     if args.replace:
-        store.USE_EXCHANGE = False
+        fsio.USE_EXCHANGE = False
     folder = tempfile.gettempdir()
-    print(f"swap by exchange: {store.swaps_by_exchange(folder)}; load: {os.getloadavg()}")
+    print(f"swap by exchange: {fsio.swaps_by_exchange(folder)}; load: {os.getloadavg()}")
     for mode in args.mode.split(","):
         rows = [
             one_run(mode, args.commits, args.pause, seed, args.journal) for seed in range(args.runs)

@@ -10,15 +10,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from padtui.core.scenarios import load_scenario
+from padtui.demo_agent import load_scenario
 from padtui.tui.demo import DemoApp
 
 
 async def main(out: Path) -> None:
     with tempfile.TemporaryDirectory() as folder:
         pad = str(Path(folder) / "pad.json")
-        app = DemoApp(pad, load_scenario("retry-5xx"), 3600.0,
-                      journal=str(Path(folder) / "journal.jsonl"))
+        app = DemoApp(
+            pad, load_scenario("retry-5xx"), 3600.0, journal=str(Path(folder) / "journal.jsonl")
+        )
         app.agent.start()
         async with app.run_test(size=(150, 42)) as pilot:
             while not app.inspection.versions:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from padtui.core.formats import PadFile, load, load_pad
     from padtui.core.journal import Journal
     from padtui.core.model import Entry, Pad, make_entry
+    from padtui.core.sealing import externalize
     from padtui.core.store import (
         CommitError,
         Conflict,
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
         Stamp,
         WriteFailed,
         commit,
-        externalize,
         lock,
         read,
         restore,
@@ -59,6 +59,7 @@ _HOME = {
     "padtui.core.formats": ("PadFile", "load", "load_pad"),
     "padtui.core.journal": ("Journal",),
     "padtui.core.model": ("Entry", "Pad", "make_entry"),
+    "padtui.core.sealing": ("externalize",),
     "padtui.core.store": (
         "CommitError",
         "Conflict",
@@ -67,7 +68,6 @@ _HOME = {
         "Snapshot",
         "Stamp",
         "commit",
-        "externalize",
         "lock",
         "read",
         "WriteFailed",

@@ -1,4 +1,4 @@
-"""Command line: argument parsing and the headless commands (SPEC section 5).
+"""Command line: argument parsing and the headless commands (the README's "Commands").
 
 Exit codes everywhere: 0 fine, 1 refused or corruption found, 2 bad input or usage.
 The headless commands never import Textual; the inspector is imported only when it runs.
@@ -501,13 +501,13 @@ def _missed(exc: Any, args: argparse.Namespace, report: dict[str, Any]) -> int:
 
 
 def cmd_externalize(args: argparse.Namespace) -> int:
-    from padtui.core import store
+    from padtui.core import sealing, store
     from padtui.core.formats import check_writable
 
     check_writable(args.path, args.format, seals=True)  # a Letta .af file: exit 2
     snap = store.read(args.path, fmt=args.format)
     check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
-    entries, sealed, already = store.externalized(snap.pad, args.ids, args.path)
+    entries, sealed, already = sealing.externalized(snap.pad, args.ids, args.path)
     report: dict[str, Any] = {
         "path": args.path,
         "sealed": sealed,
@@ -541,7 +541,7 @@ def cmd_externalize(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     from padtui.core import store
-    from padtui.core.journal import history, outstanding
+    from padtui.core.history import history, outstanding
 
     if args.no_journal:
         raise UsageError("history reads the journal; --no-journal makes no sense here")
@@ -828,7 +828,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """Play a scenario against PATH, printing what the agent does at each step."""
     import time
 
-    from padtui.core.scenarios import ScriptedAgent, load_scenario
+    from padtui.demo_agent import ScriptedAgent, load_scenario
 
     scenario = load_scenario(args.scenario)
     if os.path.exists(args.path) and not args.reset:
@@ -862,7 +862,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import tempfile
     from functools import partial
 
-    from padtui.core.scenarios import load_scenario, names
+    from padtui.demo_agent import load_scenario, names
 
     if args.list:
         for name in names():

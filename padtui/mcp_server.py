@@ -1,5 +1,5 @@
 """``padtui mcp``: the guard as a stdio Model Context Protocol server, so that an agent can ask
-before it rewrites its memory (SPEC section 9).
+before it rewrites its memory (the README's "Let the agent ask first").
 
 A thin face over the core: the same trial, audit, safe commit and journal as the commands.
 It touches only the pads named on its command line, or pads inside the folders named there,
@@ -24,7 +24,7 @@ from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
 from padtui import __version__
-from padtui.core import store
+from padtui.core import sealing, store
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import (
     MAX_PAD_BYTES,
@@ -239,7 +239,7 @@ class Guard:
             snap = store.read(real, fmt=_chosen(fmt))
             self.scope.resolve(snap.target)
             check_writable(real, snap.format, snap.file.layout)
-            entries, sealed, already = store.externalized(snap.pad, ids, path)
+            entries, sealed, already = sealing.externalized(snap.pad, ids, path)
             report: dict[str, Any] = {
                 "path": path,
                 "sealed": sealed,
@@ -256,7 +256,7 @@ class Guard:
         return {"path": j.path, "version": after.version} if j is not None else None
 
     def history(self, path: str, limit: int = 20) -> dict[str, Any]:
-        from padtui.core.journal import history
+        from padtui.core.history import history
 
         if not 1 <= limit <= MAX_HISTORY:
             raise ToolError(f"limit: between 1 and {MAX_HISTORY}, got {limit}")
@@ -296,7 +296,7 @@ class Guard:
             return json.dumps({"path": real, "sealed": entries}, ensure_ascii=False)
 
     def findings(self, real: str) -> str:
-        from padtui.core.journal import history
+        from padtui.core.history import history
 
         with _resource_errors():
             journal = store.journal_of(real, True)

@@ -1,1 +1,2 @@
-"""Guarding Claude Code's compactions: its hooks, memory files and settings (SPEC 9)."""
+"""Guarding Claude Code's compactions: its hooks, memory files and settings (the README's
+"Guard Claude Code's compactions")."""

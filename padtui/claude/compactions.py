@@ -14,11 +14,12 @@ from datetime import datetime
 from padtui.core.audit import totals
 from padtui.core.formats import Layout, PadFile
 from padtui.core.formats import markdown as md
-from padtui.core.guard import Judgement, conversation_rules, judgement
+from padtui.core.guard import SummaryAudit, conversation_rules, judgement
 from padtui.core.inspection import Examined, digest
 from padtui.core.store import snapshot_of
 from padtui.core.tokens import TokenCounter
 from padtui.core.transcript import Compaction, Transcript
+from padtui.core.vocabulary import Verdict
 
 NO_SUMMARY = "no summary record after the boundary"
 SUMMARY_WITHIN = 5  # records after its boundary where a compaction's summary is looked for
@@ -31,7 +32,7 @@ class Judged:
     number: int  # its place among the transcript's compactions, from 1
     compaction: Compaction
     at: datetime | None  # when it was made (its boundary's timestamp)
-    judgement: Judgement | None
+    judgement: SummaryAudit | None
 
     def as_json(self) -> dict[str, object]:
         c = self.compaction
@@ -128,7 +129,7 @@ def examined(
     counted = totals(pad_file.pad, counter)
     audit = None
     if j is not None and j.judgement is not None:
-        audit = replace(j.judgement.audit, verdict=j.judgement.verdict.verdict)
+        audit = replace(j.judgement.audit, verdict=Verdict(j.judgement.verdict.verdict))
     return Examined(
         snapshot=snapshot_of(pad_file),
         digest=digest(pad_file.data),

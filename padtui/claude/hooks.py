@@ -15,7 +15,7 @@ from typing import Any
 
 from padtui.claude import files, memory
 from padtui.core import transcript
-from padtui.core.guard import RuleInForce, Verdict, conversation_rules, judge
+from padtui.core.guard import Judgement, RuleInForce, conversation_rules, judge
 
 MAX_BLOCK_RULES = 30  # a /compact instruction longer than this is not one to paste
 
@@ -208,7 +208,7 @@ def post_compact(event: Event) -> Said:
     return said
 
 
-def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Verdict, int]:
+def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Judgement, int]:
     state = _load(event)
     t = _read_transcript(event.transcript_path, [])
     end = _this_compaction(t, summary)
@@ -230,7 +230,7 @@ def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Verdict, int]:
     return judge(rules, summary, memory_now), before
 
 
-def notice(v: Verdict) -> str:
+def notice(v: Judgement) -> str:
     n = len(v.carried) + len(v.lost)
     if not v.lost:
         return f"padtui: the compaction kept all {n} rule(s) in force."
@@ -251,7 +251,7 @@ def session_start(event: Event) -> Said:
         return said
     state = _load(event)
     last = state.get("last")
-    verdict = Verdict.from_json(last) if isinstance(last, dict) else None
+    verdict = Judgement.from_json(last) if isinstance(last, dict) else None
     if verdict is None or not isinstance(last, dict) or last.get("delivered") is True:
         # no PostCompact verdict (an older Claude Code, or the hook not installed): judge the
         # transcript's last compaction now
@@ -265,7 +265,7 @@ def session_start(event: Event) -> Said:
     return said
 
 
-def _judge_last(event: Event, notes: list[str]) -> Verdict | None:
+def _judge_last(event: Event, notes: list[str]) -> Judgement | None:
     t = _read_transcript(event.transcript_path, notes)
     found = t.compactions()
     if not found or not found[-1].summary.strip():
@@ -275,7 +275,7 @@ def _judge_last(event: Event, notes: list[str]) -> Verdict | None:
     return verdict
 
 
-def repair_text(v: Verdict) -> str:
+def repair_text(v: Judgement) -> str:
     """For the model: each rule the summary lost, verbatim, with where it came from."""
     if not v.lost:
         return ""

@@ -1,4 +1,5 @@
-"""Claude Code's memory files, found as Claude Code loads them (SPEC section 9).
+"""Claude Code's memory files, found as Claude Code loads them (the README's
+"Guard Claude Code's compactions").
 
 At the start of a session: the managed policy file, the user's ``~/.claude/CLAUDE.md`` and
 ``~/.claude/rules/``, every folder's ``CLAUDE.md``, ``CLAUDE.local.md``, ``.claude/CLAUDE.md``

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from padtui.core.carry import (
     Carry,
@@ -48,37 +48,38 @@ from padtui.core.rules import (
 )
 from padtui.core.rules import place_of as rules_place
 from padtui.core.tokens import TokenCounter, counter_for
+from padtui.core.vocabulary import FindingCode, Severity, Verdict
 from padtui.core.wording import RecordNames, cut, normalize, weakening
 
-CRITICAL = "critical"
-WARNING = "warning"
-SEVERITY = {
-    "SEALED_REMOVED": CRITICAL,
-    "SEALED_EDITED": CRITICAL,
-    "SEALED_UNSEALED": CRITICAL,
-    "LOSS_RECORD_EVICTED": CRITICAL,
-    "CONSTRAINT_DROPPED": CRITICAL,
-    "CONSTRAINT_WEAKENED": CRITICAL,
-    "CONSTRAINT_DEMOTED": WARNING,
-    "UNDECLARED_LOSS": WARNING,
-    "CLAIMS_REDUCED": WARNING,
-    "CAUTION_FALLING": WARNING,
+CRITICAL = Severity.CRITICAL
+WARNING = Severity.WARNING
+SEVERITY: dict[FindingCode, Severity] = {
+    FindingCode.SEALED_REMOVED: CRITICAL,
+    FindingCode.SEALED_EDITED: CRITICAL,
+    FindingCode.SEALED_UNSEALED: CRITICAL,
+    FindingCode.LOSS_RECORD_EVICTED: CRITICAL,
+    FindingCode.CONSTRAINT_DROPPED: CRITICAL,
+    FindingCode.CONSTRAINT_WEAKENED: CRITICAL,
+    FindingCode.CONSTRAINT_DEMOTED: WARNING,
+    FindingCode.UNDECLARED_LOSS: WARNING,
+    FindingCode.CLAIMS_REDUCED: WARNING,
+    FindingCode.CAUTION_FALLING: WARNING,
 }
-VERDICTS = ("unchanged", "growth", "compaction", "undeclared_loss", "corruption")
+VERDICTS = tuple(Verdict)
 
 
 @dataclass(frozen=True)
 class Finding:
     """One thing an audit noticed about a transition, with the text before and after."""
 
-    code: str
+    code: FindingCode
     entries: tuple[str, ...]
     message: str
     before: str | None = None
     after: str | None = None
 
     @property
-    def severity(self) -> str:
+    def severity(self) -> Severity:
         return SEVERITY[self.code]
 
     def as_json(self) -> dict[str, Any]:
@@ -92,11 +93,11 @@ class Finding:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Audit:
     """The findings and verdict of one transition ``old -> new``."""
 
-    verdict: str
+    verdict: Verdict
     findings: tuple[Finding, ...]
     matches: dict[int, tuple[int, str]]  # old index -> (new index, "id"|"exact"|"close")
     tokens_before: int
@@ -109,7 +110,7 @@ class Audit:
         return tuple(f for f in self.findings if f.severity == CRITICAL)
 
     @property
-    def codes(self) -> list[str]:
+    def codes(self) -> list[FindingCode]:
         return [f.code for f in self.findings]
 
     def as_json(self) -> dict[str, Any]:
@@ -140,9 +141,7 @@ def audit(
     after = totals(new, counter)
     matches = match(old, new)
     if _same_content(old, new, matches):
-        return Audit(
-            "unchanged", (), matches, before.tokens, after.tokens, before.claims, after.claims
-        )
+        return _audit(Verdict.UNCHANGED, (), matches, before, after)
     base = rule_map or RuleMap.default()
     ctx = _Ctx(old, new, matches, base.for_pad(old), base.for_pad(new))
     ctx.count_lost = after.claims < before.claims  # (claims lost matter only if claims fell)
@@ -154,8 +153,24 @@ def audit(
         findings += ctx.claims(o, n)
     findings += _pad_findings(ctx, before, after, counter)
     verdict = _verdict(old, matches, findings, ctx, before, after)
+    return _audit(verdict, tuple(findings), matches, before, after)
+
+
+def _audit(
+    verdict: Verdict,
+    findings: tuple[Finding, ...],
+    matches: dict[int, tuple[int, str]],
+    before: _Totals,
+    after: _Totals,
+) -> Audit:
     return Audit(
-        verdict, tuple(findings), matches, before.tokens, after.tokens, before.claims, after.claims
+        verdict=verdict,
+        findings=findings,
+        matches=matches,
+        tokens_before=before.tokens,
+        tokens_after=after.tokens,
+        claims_before=before.claims,
+        claims_after=after.claims,
     )
 
 
@@ -186,46 +201,47 @@ class _Totals:
         return self.caution / self.tokens if self.tokens else 0.0
 
 
+T = TypeVar("T")
+
+
+class _Remembered(Generic[T]):
+    """What was last worked out for a few pads, by the pads' identity (each pad, and what
+    else the key names by ``id``, is held: its id is not reused meanwhile)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._found: dict[Hashable, tuple[tuple[object, ...], T]] = {}
+        self._guard = threading.Lock()
+
+    def get(self, key: Hashable, held: tuple[object, ...], make: Callable[[], T]) -> T:
+        with self._guard:
+            hit = self._found.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):
+            return hit[1]
+        got = make()
+        with self._guard:
+            self._found[key] = (held, got)
+            while len(self._found) > self._size:
+                del self._found[next(iter(self._found))]
+        return got
+
+
 # The totals of the last few pads counted: a live audit of v1 -> v2, then v2 -> v3, counts v2
 # once (and the inspection that took v2 in has counted it already).
 _RECENT = 8
-_recent: dict[tuple[int, int], tuple[Pad, TokenCounter, _Totals]] = {}
-_recent_lock = threading.Lock()
+_totals: _Remembered[_Totals] = _Remembered(_RECENT)
+_shares: _Remembered[float] = _Remembered(_RECENT)
 
 
 def totals(pad: Pad, counter: TokenCounter) -> _Totals:
     """The pad's totals with this counter (remembered for the last few pads)."""
-    key = (id(pad), id(counter))
-    with _recent_lock:
-        hit = _recent.get(key)
-    if hit is not None and hit[0] is pad and hit[1] is counter:
-        return hit[2]
-    got = _Totals(pad, counter)
-    with _recent_lock:
-        _recent[key] = (pad, counter, got)  # (the pad is held, so its id is not reused)
-        while len(_recent) > _RECENT:
-            del _recent[next(iter(_recent))]
-    return got
-
-
-_shares: dict[tuple[int, RuleMap], tuple[Pad, float]] = {}
-_shares_lock = threading.Lock()
+    return _totals.get((id(pad), id(counter)), (pad, counter), lambda: _Totals(pad, counter))
 
 
 def rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
     """The share of a pad's tokens that state rules (each entry's cost, in the proportion
     of its text that its rules take); remembered for the last few pads, as their totals."""
-    key = (id(pad), rule_map)
-    with _shares_lock:
-        hit = _shares.get(key)
-    if hit is not None and hit[0] is pad:
-        return hit[1]
-    got = _rule_share(pad, costs, rule_map)
-    with _shares_lock:
-        _shares[key] = (pad, got)  # (the pad is held, so its id is not reused)
-        while len(_shares) > _RECENT:
-            del _shares[next(iter(_shares))]
-    return got
+    return _shares.get((id(pad), rule_map), (pad,), lambda: _rule_share(pad, costs, rule_map))
 
 
 def _rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:
@@ -405,7 +421,7 @@ class _Ctx:
         if o.sealed and n is None:
             out.append(
                 Finding(
-                    "SEALED_REMOVED",
+                    FindingCode.SEALED_REMOVED,
                     (o.label,),
                     f"{what} is gone from the append-only region",
                     o.text,
@@ -416,7 +432,7 @@ class _Ctx:
             if n.text != o.text:
                 out.append(
                     Finding(
-                        "SEALED_EDITED",
+                        FindingCode.SEALED_EDITED,
                         (o.label,),
                         f"{what} was rewritten in the append-only region",
                         *_changed_part(o.text, n.text),
@@ -425,7 +441,7 @@ class _Ctx:
             elif n.kind != o.kind:
                 out.append(
                     Finding(
-                        "SEALED_EDITED",
+                        FindingCode.SEALED_EDITED,
                         (o.label,),
                         f"{what} was changed into a {n.kind.replace('_', ' ')}",
                         o.text,
@@ -435,7 +451,7 @@ class _Ctx:
             if not n.sealed:
                 out.append(
                     Finding(
-                        "SEALED_UNSEALED",
+                        FindingCode.SEALED_UNSEALED,
                         (o.label,),
                         f"{what} was moved out of the sealed region",
                         o.text,
@@ -445,7 +461,7 @@ class _Ctx:
         if o.kind == "loss_record" and n is None and not self._record_kept(o):
             out.append(
                 Finding(
-                    "LOSS_RECORD_EVICTED",
+                    FindingCode.LOSS_RECORD_EVICTED,
                     (o.label,),
                     f"loss record {o.label} was evicted: the record of an earlier loss is lost",
                     o.text,
@@ -530,7 +546,7 @@ class _Ctx:
             now = f" (now in {into})" if into else ""
             out.append(
                 Finding(
-                    "CONSTRAINT_WEAKENED",
+                    FindingCode.CONSTRAINT_WEAKENED,
                     _labels(o, at),
                     _short(f"{what} lost {reasons}{now}"),
                     _part(o.text, [c.text for c, _, _ in weak]),
@@ -545,7 +561,7 @@ class _Ctx:
             how = how or "was rewritten"
             out.append(
                 Finding(
-                    "CONSTRAINT_WEAKENED",
+                    FindingCode.CONSTRAINT_WEAKENED,
                     _labels(o, went),
                     _short(f"{what} {how} and lost {said}"),
                     _part(o.text, [c.text for c in lost]),
@@ -555,7 +571,7 @@ class _Ctx:
         elif lost:
             out.append(
                 Finding(
-                    "CONSTRAINT_DROPPED",
+                    FindingCode.CONSTRAINT_DROPPED,
                     (o.label,),
                     _short(f"{what} is gone: carried nowhere, and no loss record names it"),
                     _part(o.text, [c.text for c in lost]),
@@ -576,7 +592,7 @@ class _Ctx:
         if left_out and n is not None and not any(self.described(t) for t in gone_plain):
             out.append(
                 Finding(
-                    "UNDECLARED_LOSS",
+                    FindingCode.UNDECLARED_LOSS,
                     _labels(o, [n]),
                     _short(
                         f"{_what(o)} was rewritten without {len(gone_plain)} of its claims, "
@@ -591,7 +607,7 @@ class _Ctx:
                 self.lost_claims += lost_plain
                 out.append(
                     Finding(
-                        "UNDECLARED_LOSS",
+                        FindingCode.UNDECLARED_LOSS,
                         (o.label,),
                         _short(
                             f"{_what(o)} is gone ({lost_plain} of {plain} claims carried "
@@ -670,7 +686,7 @@ def _rewritable_elsewhere(entries: Iterable[Entry]) -> bool:
 def _demoted(o: Entry, holders: Sequence[Entry]) -> Finding:
     where = ", ".join(_what(h) for h in holders)
     return Finding(
-        "CONSTRAINT_DEMOTED",
+        FindingCode.CONSTRAINT_DEMOTED,
         (o.label, *(h.label for h in holders)),
         f"{_what(o)} now lives only inside rewritable {where}, where the next budget pass "
         "can drop it",
@@ -689,7 +705,7 @@ def _pad_findings(
     if after.claims < before.claims and ctx.lost_claims:
         out.append(
             Finding(
-                "CLAIMS_REDUCED",
+                FindingCode.CLAIMS_REDUCED,
                 (),
                 f"claims fell from {before.claims} to {after.claims}, {ctx.lost_claims} of "
                 f"them carried nowhere and undeclared (tokens per claim {_per(before)} -> "
@@ -704,7 +720,7 @@ def _pad_findings(
         if was - now >= CAUTION_DROP:
             out.append(
                 Finding(
-                    "CAUTION_FALLING",
+                    FindingCode.CAUTION_FALLING,
                     (),
                     f"the pad shrank ({before.tokens} -> {after.tokens} tokens) and the share "
                     f"of its tokens that state rules fell ({_pct(was, now)}): the agent grows "
@@ -759,12 +775,12 @@ def _verdict(
     ctx: _Ctx,
     before: _Totals,
     after: _Totals,
-) -> str:
+) -> Verdict:
     if any(f.severity == CRITICAL for f in findings):
-        return "corruption"
-    if any(f.code == "UNDECLARED_LOSS" for f in findings):
-        return "undeclared_loss"
+        return Verdict.CORRUPTION
+    if any(f.code == FindingCode.UNDECLARED_LOSS for f in findings):
+        return Verdict.UNDECLARED_LOSS
     removed = len(matches) < len(old.entries)
     if removed or ctx.declared or after.tokens < before.tokens:
-        return "compaction"
-    return "growth"
+        return Verdict.COMPACTION
+    return Verdict.GROWTH

@@ -1,4 +1,5 @@
-"""Claims (SPEC section 3): a claim is a sentence or a bullet line of an entry's text."""
+"""Claims, counted by the compaction and the audit: a claim is a sentence or a bullet line
+of an entry's text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Trial compaction (SPEC section 3): the seed's reference policy and the strict policy.
+"""Trial compaction: the seed's reference policy and the strict policy (the README's
+"Policies").
 
 ``plan()`` never raises: it returns a :class:`Plan` that says what a pass would keep and
 drop, the loss record it would append, and whether it is refused (with a code and the way
@@ -23,31 +24,27 @@ from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
 from padtui.core.rules import Rule, RuleMap, RuleMemo, find_rules
 from padtui.core.text import one_line, shell_word
 from padtui.core.tokens import TokenCounter, counter_for
+from padtui.core.vocabulary import Fit, Policy, RefusalCode
 
 DEFAULT_BUDGET = 4000
-POLICIES = ("strict", "seed")
+POLICIES = tuple(Policy)
 
-SEALED_OVER_BUDGET = "SEALED_OVER_BUDGET"
-NO_LOSS_RECORD = "NO_LOSS_RECORD"
-PROTECTED_KIND_WOULD_DROP = "PROTECTED_KIND_WOULD_DROP"
-RECORD_WOULD_NOT_FIT = "RECORD_WOULD_NOT_FIT"
-REFUSAL_CODES = (
-    SEALED_OVER_BUDGET,
-    NO_LOSS_RECORD,
-    PROTECTED_KIND_WOULD_DROP,
-    RECORD_WOULD_NOT_FIT,
-)
+SEALED_OVER_BUDGET = RefusalCode.SEALED_OVER_BUDGET
+NO_LOSS_RECORD = RefusalCode.NO_LOSS_RECORD
+PROTECTED_KIND_WOULD_DROP = RefusalCode.PROTECTED_KIND_WOULD_DROP
+RECORD_WOULD_NOT_FIT = RefusalCode.RECORD_WOULD_NOT_FIT
+REFUSAL_CODES = tuple(RefusalCode)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Plan:
     """What one compaction pass would do to one version of a pad."""
 
-    policy: str
+    policy: Policy
     budget: int
     encoding: str
-    verdict: str  # "fits", "compactable" or "refused"
-    code: str | None
+    verdict: Fit
+    code: RefusalCode | None
     message: str
     way_out: str | None
     source: Pad
@@ -85,7 +82,7 @@ class Plan:
 
     @property
     def refused(self) -> bool:
-        return self.verdict == "refused"
+        return self.verdict == Fit.REFUSED
 
     @property
     def tokens_sealed(self) -> int:
@@ -145,7 +142,7 @@ class Plan:
 
     @cached_property
     def rules_at_risk(self) -> tuple[RuleAtRisk, ...]:
-        """Every rule (SPEC section 4.1) in an unsealed entry, wherever it lives: a pass may
+        """Every rule (``rules.find_rules``) in an unsealed entry, wherever it lives: a pass may
         drop it, and this pass drops those marked ``dropped``."""
         if self.found_rules is not None:
             gone = {e.index for e in self.dropped}
@@ -166,7 +163,7 @@ class Plan:
         return self.claims_before - dropped + pad_claims(record)
 
     def as_json(self) -> dict[str, Any]:
-        """The plan as ``check --json`` prints it (SPEC section 5)."""
+        """The plan as ``check --json`` prints it (the README's ``padtui check``)."""
         return {
             "verdict": self.verdict,
             "code": self.code,
@@ -376,6 +373,7 @@ def plan(
     """
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    policy = Policy(policy)
     counter = counter or counter_for(pad.encoding)
     budget = resolve_budget(pad, budget)
     entries = pad.entries
@@ -387,7 +385,7 @@ def plan(
     tokens, claims = counting()
     costs = dict(zip((e.index for e in entries), tokens, strict=True))
     ctx = _Ctx(pad, budget, counter, policy, costs, sum(claims), record_forms(fmt))
-    made = _seed(ctx) if policy == "seed" else _strict(ctx, now or datetime.now(UTC))
+    made = _seed(ctx) if policy == Policy.SEED else _strict(ctx, now or datetime.now(UTC))
     claim_counts = dict(zip((e.index for e in entries), claims, strict=True))
     if counter.store is not None and made.loss_record is not None:
         # (the record is an entry of the pad a commit writes: a check of it finds its count)
@@ -409,7 +407,7 @@ class _Ctx:
     pad: Pad
     budget: int
     counter: TokenCounter
-    policy: str
+    policy: Policy
     costs: dict[int, int]
     claims: int
     forms: tuple[str, ...]  # the forms its loss record may take (record_forms)
@@ -429,33 +427,33 @@ class _Ctx:
         self,
         kept: Sequence[Entry],
         dropped: Sequence[Entry],
-        code: str | None = None,
+        code: RefusalCode | None = None,
         message: str = "",
         way_out: str | None = None,
         record: Entry | None = None,
         record_tokens: int | None = None,
     ) -> Plan:
         if code is not None:
-            verdict = "refused"
+            verdict = Fit.REFUSED
         elif dropped:
-            verdict = "compactable"
+            verdict = Fit.COMPACTABLE
         else:
-            verdict = "fits"
+            verdict = Fit.FITS
         if record_tokens is None:
             record_tokens = self.counter.count(record.text) if record is not None else 0
         plan = Plan(
-            self.policy,
-            self.budget,
-            self.counter.encoding,
-            verdict,
-            code,
-            message,
-            way_out,
-            self.pad,
-            tuple(kept),
-            tuple(dropped),
-            record,
-            self.costs,
+            policy=self.policy,
+            budget=self.budget,
+            encoding=self.counter.encoding,
+            verdict=verdict,
+            code=code,
+            message=message,
+            way_out=way_out,
+            source=self.pad,
+            kept=tuple(kept),
+            dropped=tuple(dropped),
+            loss_record=record,
+            costs=self.costs,
             claims_before=self.claims,
             record_tokens=record_tokens,
         )
@@ -465,7 +463,7 @@ class _Ctx:
 
 
 def _with_message(plan: Plan) -> Plan:
-    if plan.verdict == "fits":
+    if plan.verdict == Fit.FITS:
         msg = f"{plan.tokens_total} of {plan.budget} tokens, nothing to drop"
     else:
         msg = (
@@ -531,7 +529,7 @@ def _budget_advice(ctx: _Ctx, fits_at: int | None) -> str:
     """The part of a way out that names a budget at which a pass goes through."""
     if fits_at is None:
         return ""
-    seed = " --policy seed" if ctx.policy == "seed" else ""
+    seed = " --policy seed" if ctx.policy == Policy.SEED else ""
     check = f"padtui check PATH --budget {fits_at}{seed}"
     if fits_at >= ctx.total:
         return (
@@ -747,7 +745,7 @@ def _fits_at(ctx: _Ctx, now: datetime | None = None) -> int | None:
     while hi - lo > 1:
         mid = (lo + hi) // 2
         at = replace(ctx, budget=mid)
-        if ctx.policy == "seed":
+        if ctx.policy == Policy.SEED:
             through = not _seed(at, False).refused
         else:
             through = strict.at(at).goes_through()

@@ -6,7 +6,7 @@ from typing import Any
 
 
 class PadError(Exception):
-    """Bad input: a pad (or journal) that cannot be read as the SPEC describes.
+    """Bad input: a pad (or journal) that cannot be read as the README's "The pad file" describes.
 
     ``where`` names the place inside the file (``line 3``, ``entry 2``, ``byte 17``),
     so the message reads ``FILE: WHERE: PROBLEM``.
@@ -71,3 +71,35 @@ def too_large(path: str, size: int, limit: int) -> PadError:
     return PadError(
         path, f"file is {size / 2**20:.1f} MiB; padtui reads pads up to {limit / 2**20:.0f} MiB"
     )
+
+
+# --- commits that did not happen (raised by the store, the lock and the file I/O) ---------
+
+
+class CommitError(Exception):
+    """A commit that did not happen; nothing was written. One line: ``FILE: PROBLEM``."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+
+class Conflict(CommitError):
+    """Compare-and-swap miss: the pad is not the version the commit was planned from."""
+
+
+class Refused(CommitError):
+    """A refused plan is never written."""
+
+
+class LockTimeout(CommitError):
+    """Another process held the pad's lock for too long."""
+
+
+class WriteFailed(CommitError):
+    """A commit the system or the pad's place would not allow: an I/O error (a full disk), a
+    read-only pad, a pad whose path now leads to another file than the one read."""

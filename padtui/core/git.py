@@ -28,7 +28,7 @@ _STATUS = {
 _SYMLINK, _GITLINK = "120000", "160000"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Change:
     """One change to a pad: a commit that changed it (against its first parent), or what is
     staged (against HEAD). ``before``/``after`` are blob ids, None where there is no version
@@ -247,7 +247,17 @@ def staged(path: str) -> Change:
         return got[0]
     if not _run(path, ["ls-files", "-z", "--", name]):
         raise PadError(path, "not tracked by git: nothing staged and not in HEAD (`git add` it)")
-    return Change(path, name, None, None, None, None, "unchanged", None, None)
+    return Change(
+        path=path,
+        name=name,
+        old_name=None,
+        commit=None,
+        parent=None,
+        subject=None,
+        change="unchanged",
+        before=None,
+        after=None,
+    )
 
 
 def _staged_rename(path: str) -> Change | None:

@@ -1,4 +1,5 @@
-"""A compaction of a conversation judged like a rewrite of a pad (SPEC sections 4 and 9).
+"""A compaction of a conversation judged like a rewrite of a pad (the README's "Guard
+Claude Code's compactions"; the audit is core/audit.py).
 
 The "before" is the rules in force: the rules of the memory files and the user's own
 rule-like messages, one entry a rule, each with where it came from. The "after" is the
@@ -20,8 +21,9 @@ from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.rules import MEDIUM, RuleMap, find_rules, said_with, wording_kind
 from padtui.core.tokens import TokenCounter
 from padtui.core.transcript import Transcript
+from padtui.core.vocabulary import FindingCode, Verdict
 
-LOST_CODES = ("CONSTRAINT_DROPPED", "CONSTRAINT_WEAKENED")
+LOST_CODES = (FindingCode.CONSTRAINT_DROPPED, FindingCode.CONSTRAINT_WEAKENED)
 CARRY_WINDOW = 3  # compactions gone through for rules said before the last one
 
 
@@ -47,10 +49,10 @@ class RuleInForce:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Judgement:
     """What a compaction did to the rules in force."""
 
-    verdict: str  # "compaction" (every rule carried) or "corruption"
+    verdict: str  # compaction (every rule carried) or corruption (a Verdict)
     carried: tuple[RuleInForce, ...]
     weakened: tuple[tuple[RuleInForce, str], ...]  # (rule, what the summary says instead)
     dropped: tuple[RuleInForce, ...]
@@ -69,7 +71,7 @@ class Verdict:
         }
 
     @classmethod
-    def from_json(cls, obj: Any) -> Verdict | None:
+    def from_json(cls, obj: Any) -> Judgement | None:
         if not isinstance(obj, dict) or not isinstance(obj.get("verdict"), str):
             return None
         carried = _rules(obj.get("carried"))
@@ -166,7 +168,7 @@ def _said(t: Transcript, start: int, end: int | None) -> list[RuleInForce]:
 
 
 @dataclass(frozen=True)
-class Judgement:
+class SummaryAudit:
     """A compaction read as a rewrite of a pad: the rules in force before (one entry a
     rule, each naming where it came from), the summary after, the audit of that rewrite and
     what it did to each rule."""
@@ -174,7 +176,7 @@ class Judgement:
     before: Pad
     after: Pad
     audit: Audit
-    verdict: Verdict
+    verdict: Judgement
 
 
 def judgement(
@@ -182,7 +184,7 @@ def judgement(
     summary: str,
     memory_now: Sequence[tuple[str, str]] = (),
     counter: TokenCounter | None = None,
-) -> Judgement:
+) -> SummaryAudit:
     """The audit of a summary against the rules in force (plus the memory files as they are
     now, ``(name, text)``), and each rule carried, weakened or dropped."""
     # (an entry's derived_from is read on the new side of an audit only: here it says, for
@@ -193,7 +195,7 @@ def judgement(
         entries += markdown.parse(name, text)[0].entries
     after = Pad.of(entries)
     result = audit(before, after, counter or _Cheap())
-    return Judgement(before, after, result, _verdict(rules, result))
+    return SummaryAudit(before, after, result, _verdict(rules, result))
 
 
 def judge(
@@ -201,15 +203,15 @@ def judge(
     summary: str,
     memory_now: Sequence[tuple[str, str]] = (),
     counter: TokenCounter | None = None,
-) -> Verdict:
+) -> Judgement:
     """Each rule carried, weakened or dropped by a summary (plus the memory files as they are
     now, ``(name, text)``)."""
     if not rules:
-        return Verdict("compaction", (), (), ())
+        return Judgement(Verdict.COMPACTION, (), (), ())
     return judgement(rules, summary, memory_now, counter).verdict
 
 
-def _verdict(rules: Sequence[RuleInForce], result: Audit) -> Verdict:
+def _verdict(rules: Sequence[RuleInForce], result: Audit) -> Judgement:
     by_id = {r.id: r for r in rules}
     weakened: dict[str, str] = {}
     dropped: set[str] = set()
@@ -219,13 +221,13 @@ def _verdict(rules: Sequence[RuleInForce], result: Audit) -> Verdict:
         for label in f.entries:
             if label not in by_id:
                 continue
-            if f.code == "CONSTRAINT_DROPPED":
+            if f.code == FindingCode.CONSTRAINT_DROPPED:
                 dropped.add(label)
             else:
                 weakened.setdefault(label, f.after or "")
     carried = tuple(r for r in rules if r.id not in dropped and r.id not in weakened)
-    return Verdict(
-        "corruption" if dropped or weakened else "compaction",
+    return Judgement(
+        Verdict.CORRUPTION if dropped or weakened else Verdict.COMPACTION,
         carried,
         tuple((by_id[i], a) for i, a in weakened.items() if i not in dropped),
         tuple(r for r in rules if r.id in dropped),

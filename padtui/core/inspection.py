@@ -37,7 +37,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Version:
     """One version of the pad as it was seen, with the audit of the rewrite that made it."""
 

@@ -1,4 +1,5 @@
-"""The version journal (SPEC section 7): every version seen or written, content-addressed.
+"""The version journal: every version seen or written, content-addressed (the README's
+"Safe writes and the journal").
 
 One journal per pad, a JSON Lines file in the user's state folder
 (``$XDG_STATE_HOME/padtui/``, else ``~/.local/state/padtui/``), named from the pad's real
@@ -41,7 +42,6 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import errno
 import fcntl
 import hashlib
 import json
@@ -50,18 +50,16 @@ import re
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from padtui.core.audit import Audit, audit
 from padtui.core.errors import PadError
 from padtui.core.formats import MAX_BUDGET, PadFile, named, parse
-from padtui.core.model import Pad
+from padtui.core.fsio import fsync_dir
 from padtui.core.names import fit
-from padtui.core.rules import RuleMap
-from padtui.core.tokens import counter_for
+from padtui.core.vocabulary import Origin
 
 FORMAT_VERSION = 1
 HEADER = "padtui-journal"
@@ -69,7 +67,8 @@ HASH_CHARS = 20  # 80 bits of SHA-256 per blob; each rebuilt version is checked 
 CHECKPOINT = 64  # a full entry list at least every this many versions
 INLINE_GLUE = 64  # glue longer than this is stored as a blob
 
-ORIGINS = ("seen", "compact", "externalize", "restore", "write")
+ORIGINS = tuple(Origin)
+OWN_ORIGINS = tuple(o for o in Origin if o != Origin.SEEN)  # padtui's own writes
 MAX_NUMBER = 2**53  # version numbers, sizes and counts beyond this are crafted, not written
 TAIL = 256  # bytes of the last line read, looked at again before reading on
 _CRC = re.compile(rb',"c":"([0-9a-f]{8})"\}$')
@@ -112,7 +111,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Version:
     """One journaled version of a pad (its bytes come back from :meth:`Journal.data`)."""
 
@@ -750,120 +749,3 @@ def _write_all(fd: int, payload: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def fsync_dir(folder: str) -> None:
-    """Make a rename or a new file in ``folder`` durable (where the platform allows it)."""
-    try:
-        fd = os.open(folder or ".", os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError as exc:
-        if exc.errno not in (errno.EINVAL, errno.EBADF, errno.ENOTSUP):
-            raise
-    finally:
-        os.close(fd)
-
-
-# --- history -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HistoryRow:
-    """One journaled version with its tokens and the audit of the transition into it."""
-
-    version: Version
-    pad: Pad | None  # None: the version did not parse
-    tokens: int | None
-    previous: int | None  # the readable version this one is audited against
-    audit: Audit | None
-    damage: str | None = None  # why the version cannot be rebuilt (the journal is damaged)
-
-    @property
-    def verdict(self) -> str:
-        if self.damage is not None:
-            return "damaged"
-        if self.pad is None:
-            return "unreadable"
-        if self.audit is None:
-            return "first"
-        return self.audit.verdict
-
-    def as_json(self) -> dict[str, Any]:
-        out = self.version.as_json()
-        out["tokens"] = self.tokens
-        out["verdict"] = self.verdict
-        out["against"] = self.previous
-        if self.damage is not None:
-            out["damage"] = self.damage
-        out["findings"] = (
-            [
-                {"code": f.code, "severity": f.severity, "entries": list(f.entries)}
-                for f in self.audit.findings
-            ]
-            if self.audit is not None
-            else []
-        )
-        return out
-
-
-OWN_ORIGINS = ("compact", "externalize", "restore", "write")  # padtui's own writes
-
-
-def outstanding(rows: list[HistoryRow], acknowledged: set[int]) -> list[HistoryRow]:
-    """The corruptions the user has not dealt with.
-
-    A corruption is dealt with when the user acknowledged it, or undid it: a later version
-    written by padtui itself (a restore, most often) has the very bytes of the version the
-    corruption was audited against. A version padtui wrote is the user's own action: its
-    verdict is never outstanding (a restore of an older version drops what came after it)."""
-    sha = {r.version.n: r.version.sha256 for r in rows}
-    out = []
-    for i, r in enumerate(rows):
-        v = r.version
-        if r.verdict != "corruption" or v.origin in OWN_ORIGINS or v.n in acknowledged:
-            continue
-        before = sha.get(r.previous) if r.previous is not None else None
-        if any(
-            later.version.origin in OWN_ORIGINS and later.version.sha256 == before
-            for later in rows[i + 1 :]
-        ):
-            continue
-        out.append(r)
-    return out
-
-
-def history(
-    journal: Journal,
-    encoding: str | None = None,
-    on_version: Callable[[], object] | None = None,
-    rule_map: RuleMap | None = None,
-) -> list[HistoryRow]:
-    """Every version of the journal, its tokens, and the audit verdict of each transition.
-
-    Each version is read against the one before (its unchanged entries are that version's
-    own, which the audit passes over at a glance); ``on_version`` is called after each."""
-    rows: list[HistoryRow] = []
-    prev: tuple[int, PadFile] | None = None
-    for v in journal.versions():
-        if not v.parsed:
-            rows.append(HistoryRow(v, None, None, None, None))
-        else:
-            try:
-                pad_file = journal.pad_file(v.n, prev[1] if prev is not None else None)
-            except PadError as exc:  # lost to damage, or bytes crafted to match their hash
-                rows.append(HistoryRow(v, None, None, None, None, exc.problem))
-                if on_version is not None:
-                    on_version()
-                continue
-            pad = pad_file.pad
-            counter = counter_for(encoding or pad.encoding)
-            tokens = sum(counter.count_many(e.text for e in pad.entries))
-            result = audit(prev[1].pad, pad, counter, rule_map) if prev is not None else None
-            rows.append(HistoryRow(v, pad, tokens, prev[0] if prev else None, result))
-            prev = (v.n, pad_file)
-        if on_version is not None:
-            on_version()
-    return rows

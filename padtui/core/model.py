@@ -1,8 +1,8 @@
-"""Entries and pads: the data model of SPEC section 1."""
+"""Entries and pads: the data model (the README's "The pad file")."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -171,7 +171,3 @@ class Pad:
 
 def _is_position(label: str) -> bool:
     return label.startswith("#") and label[1:].isascii() and label[1:].isdigit()
-
-
-def labels(entries: Sequence[Entry]) -> list[str]:
-    return [e.label for e in entries]

@@ -1,4 +1,5 @@
-"""Claude Code transcripts (SPEC section 9): the user's messages and the compactions in them.
+"""Claude Code transcripts: the user's messages and the compactions in them (the README's
+"Guard Claude Code's compactions").
 
 A transcript is JSON Lines, one record a line. A damaged line (a torn write, a record of a
 newer version) is skipped, never fatal: the transcript is the user's session, not padtui's.

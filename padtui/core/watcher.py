@@ -1,4 +1,5 @@
-"""Watching a live pad file (SPEC section 8), as an async iterator of readings.
+"""Watching a live pad file, as an async iterator of readings (the README's "The
+inspector").
 
 Agents often save by writing a temporary file and renaming it over the pad, and a watch on the
 file itself goes silent after the first such save. So the pad's *folder* is watched (not
@@ -27,6 +28,7 @@ from padtui.core import store
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
 from padtui.core.store import Snapshot
+from padtui.core.vocabulary import WatchState
 
 MAX_HOPS = 40  # symbolic links followed from the pad's name (the kernel's own limit)
 ARM_ATTEMPTS = 8  # a folder may vanish between being found and being watched: look again
@@ -36,7 +38,7 @@ ARM_ATTEMPTS = 8  # a folder may vanish between being found and being watched: l
 class Reading:
     """One look at the file: a parsed version, an unreadable moment, or a missing file."""
 
-    state: str  # "version", "unreadable" or "deleted"
+    state: str  # a WatchState (version, unreadable, deleted)
     snapshot: Snapshot | None = None
     detail: str = ""
 
@@ -55,7 +57,9 @@ def read_once(
     is the settle interval in seconds (``store.SETTLE_QUIET`` unless given)."""
     quiet = store.SETTLE_QUIET if quiet is None else quiet
     try:
-        return Reading("version", store.read(path, previous=previous, fmt=fmt, quiet=quiet))
+        return Reading(
+            WatchState.VERSION, store.read(path, previous=previous, fmt=fmt, quiet=quiet)
+        )
     except PadError as exc:
         return _not_read(path, exc)
 
@@ -84,7 +88,7 @@ async def read_settled_pausing_here(
         while True:
             pause, snap = await asyncio.to_thread(_advance, steps)
             if snap is not None:
-                return Reading("version", snap)
+                return Reading(WatchState.VERSION, snap)
             await asyncio.sleep(pause)
     except PadError as exc:
         return _not_read(path, exc)
@@ -100,8 +104,8 @@ def _advance(steps: Generator[float, None, Snapshot]) -> tuple[float, Snapshot |
 
 def _not_read(path: str, exc: PadError) -> Reading:
     if exc.problem == store.NO_SUCH_FILE or not os.path.lexists(path):
-        return Reading("deleted", detail="the pad file is gone")
-    return Reading("unreadable", detail=f"{store.UNREADABLE}: {exc.line()}")
+        return Reading(WatchState.DELETED, detail="the pad file is gone")
+    return Reading(WatchState.UNREADABLE, detail=f"{store.UNREADABLE}: {exc.line()}")
 
 
 def pad_paths(path: str) -> tuple[str, ...]:

@@ -90,10 +90,6 @@ _LABEL = re.compile(r"\W*(?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*\W*:")
 _STARTS = re.compile(r"(?:^|[:\u2014]\W*\s)\W*(\w+)")  # a claim's first word, and after a colon
 
 
-def negations(text: str) -> int:
-    return len(NEGATION.findall(text))
-
-
 def word_stems(text: str) -> set[str]:
     """Content words of a text, crudely stemmed (retry, retries, retried -> retr)."""
     out = set()
@@ -165,11 +161,6 @@ def names_in(text: str) -> list[str]:
     """The named objects of a claim a rewrite must keep: code, quoted strings, paths,
     identifiers, proper nouns (a heading's words and a sentence's first word are not)."""
     return sorted(_names(text) - _numbers(text))
-
-
-def salient(text: str) -> set[str]:
-    """Numbers and named objects a rewrite of this text must keep."""
-    return _numbers(text) | _names(text)
 
 
 def _plural_forms(word: str) -> set[str]:

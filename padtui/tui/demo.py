@@ -17,9 +17,9 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
 from padtui.core.inspection import Inspection
-from padtui.core.scenarios import Scenario, ScriptedAgent, StepResult
 from padtui.core.text import clean
 from padtui.core.watcher import read_settled
+from padtui.demo_agent import Scenario, ScriptedAgent, StepResult
 from padtui.tui.app import PadApp, PadtuiApp
 
 HANGUP_GRACE = 3.0  # seconds the app has to end after SIGTERM or SIGHUP (ended_by_signals)

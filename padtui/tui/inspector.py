@@ -34,7 +34,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from padtui.core import letta, store
+from padtui.core import letta, sealing, store
 from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PadFile, format_for_name, named, read_only_reason
@@ -891,7 +891,7 @@ class InspectorScreen(Screen[None]):
     @work(exclusive=True, group="write", thread=True)
     def write_externalize(self, snapshot: Snapshot, labels: list[str]) -> None:
         self._write(
-            lambda: store.externalize(snapshot, labels, journal=self.journal),
+            lambda: sealing.externalize(snapshot, labels, journal=self.journal),
             "externalized " + ", ".join(labels),
         )
 

@@ -43,7 +43,7 @@ def damage(journal: str, lines: list[bytes]) -> None:
     """Rewrite the journal in place (as a disk or a person would, under a new process: the
     journals this process has open are forgotten)."""
     Path(journal).write_bytes(b"\n".join(lines))
-    store._journals.clear()
+    store.JOURNALS.forget()
 
 
 def version_line(journal: str, n: int) -> int:

@@ -9,7 +9,8 @@ import shutil
 from pathlib import Path
 
 from padtui.core import store
-from padtui.core.journal import Journal, history, outstanding
+from padtui.core.history import history, outstanding
+from padtui.core.journal import Journal
 from tests.cli.test_commands import run
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads" / "transitions"

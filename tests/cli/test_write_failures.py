@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import store
+from padtui.core import fsio, store
 from padtui.core.journal import Journal, journal_path_for
 from tests.cli.test_write_commands import one_error_line, run
 
@@ -54,7 +54,7 @@ def _fd_name(fd: int) -> str:
 
 def _fail_on(monkeypatch, where: str) -> None:
     """A full disk (or a failing device) at one point of a commit."""
-    real_write, real_fsync, real_exchange = os.write, os.fsync, store.exchange
+    real_write, real_fsync, real_exchange = os.write, os.fsync, fsio.exchange
     enospc = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     def write(fd, data):
@@ -78,8 +78,8 @@ def _fail_on(monkeypatch, where: str) -> None:
 
     monkeypatch.setattr(os, "write", write)
     monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(store, "exchange", exchange)
-    monkeypatch.setattr(store, "USE_EXCHANGE", True)
+    monkeypatch.setattr(fsio, "exchange", exchange)
+    monkeypatch.setattr(fsio, "USE_EXCHANGE", True)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
@@ -88,7 +88,7 @@ def _fail_on(monkeypatch, where: str) -> None:
 def test_a_full_disk_during_a_commit_is_one_line_and_loses_nothing(
     tmp_path, capsys, monkeypatch, where, command
 ):
-    if where == "swap" and not store._renameat2():
+    if where == "swap" and not fsio.renameat2():
         pytest.skip("renameat2 is not available here")
     path = make_pad(tmp_path, doc=SEALED_NF1 if command[0] == "compact" else PAD)
     before = Path(path).read_bytes()

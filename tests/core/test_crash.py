@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import store
+from padtui.core import fsio, store
 from padtui.core.formats import PadFile, parse, render, to_bytes
 from padtui.core.journal import Journal
 from padtui.core.model import Entry, make_entry
@@ -54,9 +54,9 @@ def commit_forever(path: str, journal: str, ready: int) -> None:  # pragma: no c
 
 @pytest.mark.parametrize("swap", ["exchange", "replace"])
 def test_a_killed_commit_leaves_the_old_bytes_or_the_new(tmp_path, monkeypatch, swap):
-    if swap == "exchange" and not store._renameat2():
+    if swap == "exchange" and not fsio.renameat2():
         pytest.skip("renameat2 is not available here")
-    monkeypatch.setattr(store, "USE_EXCHANGE", swap == "exchange")
+    monkeypatch.setattr(fsio, "USE_EXCHANGE", swap == "exchange")
     path = str(tmp_path / "pad.json")
     jpath = str(tmp_path / "journal.jsonl")
     doc = {

@@ -148,3 +148,108 @@ def test_the_layer_check_sees_an_import_inside_a_function(tmp_path: Path) -> Non
         "def f():\n    from padtui.cli import main\n"
     )
     assert {"padtui.core.compaction.Plan", "padtui.cli.main"} <= imports_of(module)
+
+
+# storage: the file I/O, the lock, the commit (the store) and the journal build on the
+# formats and the records; the compaction, the audit and what seals entries build on them
+STORAGE = ("fsio", "lock", "store", "journal")
+ABOVE_STORAGE = (
+    "padtui.core.compaction",
+    "padtui.core.sealing",
+    "padtui.core.audit",
+    "padtui.core.inspection",
+    "padtui.core.history",
+)
+
+
+def test_the_journal_stores_versions_and_judges_none() -> None:
+    """The audit of a pad's versions is the history's (core/history.py), not the journal's."""
+    judging = ("padtui.core.audit", "padtui.core.tokens", "padtui.core.rules")
+    wrong = {m for m in imports_of(PACKAGE / "core" / "journal.py") if within(m, judging)}
+    assert not wrong
+
+
+@pytest.mark.parametrize("module", STORAGE)
+def test_storage_never_imports_what_builds_on_it(module: str) -> None:
+    wrong = {m for m in imports_of(PACKAGE / "core" / f"{module}.py") if within(m, ABOVE_STORAGE)}
+    assert not wrong
+
+
+def test_the_core_holds_no_agent_of_its_own() -> None:
+    """The scripted demo agent writes its pad like any client; it is no part of the core."""
+    assert not {m for m in CORE if "scenario" in m or "agent" in m}
+    assert not {m for m in imports_of(PACKAGE / "demo_agent.py") if within(m, ("padtui.core",))}
+
+
+# --- importing changes nothing in the process: an app that embeds padtui keeps its collector
+# and its switch interval (the TUI sets them as it starts, and puts them back as it ends)
+
+PROCESS_STATE = """
+import gc, signal, sys
+def state():
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+    return (gc.isenabled(), gc.get_freeze_count(), gc.get_threshold(), sys.getswitchinterval(),
+            sys.getrecursionlimit(), handlers)
+before = state()
+import importlib, pkgutil, padtui
+for found in pkgutil.walk_packages(padtui.__path__, "padtui."):
+    if found.name != "padtui.__main__":  # (that one runs the command line)
+        importlib.import_module(found.name)
+"""
+
+
+def process_state_kept(then: str = "") -> bool:
+    code = PROCESS_STATE + then + "print(state() == before)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_importing_padtui_changes_nothing_in_the_process() -> None:
+    assert process_state_kept()
+
+
+@pytest.mark.parametrize(
+    "change", ["gc.freeze()\n", "sys.setswitchinterval(0.001)\n", "gc.disable()\n"]
+)
+def test_the_process_check_would_see_a_change(change: str) -> None:
+    assert not process_state_kept(change)
+
+
+# the layers of ARCHITECTURE.md, lowest first: a module imports its own layer or lower ones
+LAYERS = (
+    ("model", "vocabulary", "errors", "text", "names"),
+    ("formats",),
+    ("fsio", "lock", "store", "journal"),
+    ("tokens",),
+    ("claims", "rules", "wording", "matching", "carry"),
+    ("audit",),
+    ("compaction",),
+    ("sealing", "history", "inspection", "watcher", "guard", "git", "transcript", "letta"),
+)
+
+
+def layer_of(module: str) -> int | None:
+    """The layer of a core module (or a name in it), None for what is not core."""
+    parts = module.split(".")
+    if parts[:2] != ["padtui", "core"] or len(parts) < 3:
+        return None
+    return next((i for i, names in enumerate(LAYERS) if parts[2] in names), None)
+
+
+def test_every_core_module_has_a_layer() -> None:
+    assert {m.split(".")[2] for m in CORE} == {name for names in LAYERS for name in names}
+
+
+def test_imports_go_down_the_layers() -> None:
+    wrong = set()
+    for path in sources("core"):
+        rel = path.relative_to(PACKAGE).with_suffix("")
+        own = layer_of(".".join(("padtui", *rel.parts)))
+        for module in imports_of(path):
+            other = layer_of(module)
+            if own is not None and other is not None and other > own:
+                wrong.add(f"{rel}: {module}")
+    assert not wrong

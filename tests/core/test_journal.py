@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from padtui.core.errors import PadError
 from padtui.core.formats import parse
-from padtui.core.journal import Journal, history, journal_path_for, state_dir
+from padtui.core.history import history
+from padtui.core.journal import Journal, journal_path_for, state_dir
 from padtui.core.tokens import counter_for
 
 

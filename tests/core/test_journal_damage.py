@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from padtui.core import journal as journal_module
 from padtui.core.errors import PadError
-from padtui.core.journal import Journal, history
+from padtui.core.history import history
+from padtui.core.journal import Journal
 
 
 @pytest.fixture(autouse=True)

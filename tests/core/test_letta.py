@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from padtui.core import formats, letta, store
+from padtui.core import formats, letta, sealing, store
 from padtui.core.audit import audit
 from padtui.core.compaction import plan
 from padtui.core.errors import PadError
@@ -332,7 +332,7 @@ def test_every_write_is_refused_in_one_line(tmp_path: Path) -> None:
     attempts = [
         lambda: store.commit(snap, trial),
         lambda: store.commit(snap, list(snap.pad.entries)),
-        lambda: store.externalize(snap, ["negative_facts"]),
+        lambda: sealing.externalize(snap, ["negative_facts"]),
         lambda: store.restore(str(path), 1),
     ]
     for attempt in attempts:

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core import formats, store
+from padtui.core import formats, sealing, store
 from padtui.core.audit import audit
 from padtui.core.compaction import plan
 from padtui.core.errors import PadError
@@ -393,7 +393,7 @@ def test_externalize_moves_the_bullet_verbatim_into_the_sealed_section(tmp_path:
     path = tmp_path / "pad.md"
     path.write_text(EXTERNALIZE)
     snap = store.read(str(path))
-    after = store.externalize(snap, ["c-retry"])
+    after = sealing.externalize(snap, ["c-retry"])
     assert path.read_text() == EXTERNALIZE.replace(
         "- Do not retry writes after a 5xx. {#c-retry}\n  - the write may have landed\n", ""
     ).replace(
@@ -414,7 +414,7 @@ def test_externalize_creates_the_sealed_section_before_the_unsealed_one(tmp_path
     text = "# Pad\n\n## Plan\n\n- p1\n\n## Negative facts\n\n- tried X, failed {#nf1}\n- nf2\n"
     path = tmp_path / "pad.md"
     path.write_text(text)
-    store.externalize(store.read(str(path)), ["nf1", "#2"])
+    sealing.externalize(store.read(str(path)), ["nf1", "#2"])
     assert path.read_text() == (
         "# Pad\n\n## Plan\n\n- p1\n\n## Negative facts (sealed)\n\n- tried X, failed {#nf1}\n"
         "- nf2\n\n## Negative facts\n\n"

@@ -27,7 +27,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from padtui.core import store
+from padtui.core import sealing, store
 from padtui.core.compaction import plan
 from padtui.core.errors import PadError
 from padtui.core.journal import Journal
@@ -194,7 +194,7 @@ class AgentAndPadtui(RuleBasedStateMachine):
         if not candidates:
             return
         labels = data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=3))
-        self._write(snap, lambda: store.externalize(snap, labels, journal=self.jpath))
+        self._write(snap, lambda: sealing.externalize(snap, labels, journal=self.jpath))
 
     @precondition(lambda self: os.path.exists(self.jpath))
     @rule(data=st.data())

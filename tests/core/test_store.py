@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import padtui
-from padtui.core import store
+from padtui.core import fsio, sealing, store
 from padtui.core.compaction import plan
 from padtui.core.errors import PadError
 from padtui.core.formats import parse
@@ -51,9 +51,9 @@ def _state(tmp_path, monkeypatch):
 @pytest.fixture(params=["exchange", "replace"])
 def swap(request, monkeypatch):
     """Both ways a commit swaps the new file in."""
-    if request.param == "exchange" and not store._renameat2():
+    if request.param == "exchange" and not fsio.renameat2():
         pytest.skip("renameat2 is not available here")
-    monkeypatch.setattr(store, "USE_EXCHANGE", request.param == "exchange")
+    monkeypatch.setattr(fsio, "USE_EXCHANGE", request.param == "exchange")
     return request.param
 
 
@@ -85,7 +85,7 @@ def journal(path) -> Journal:
 
 
 def seals(snap, *labels):
-    return store.externalized(snap.pad, labels, snap.path)[0]
+    return sealing.externalized(snap.pad, labels, snap.path)[0]
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ def test_a_stamped_read_names_the_exact_bytes_and_file(tmp_path):
 def test_a_read_that_catches_a_torn_write_retries_until_it_settles(tmp_path, monkeypatch):
     path = make_pad(tmp_path)
     whole = Path(path).read_bytes()
-    real = store._read_raw
+    real = fsio.read_raw
     calls = []
 
     def torn_twice(target, name):
@@ -118,7 +118,7 @@ def test_a_read_that_catches_a_torn_write_retries_until_it_settles(tmp_path, mon
         data, st = real(target, name)
         return (data[: len(data) // 2], st) if len(calls) <= 2 else (data, st)
 
-    monkeypatch.setattr(store, "_read_raw", torn_twice)
+    monkeypatch.setattr(fsio, "read_raw", torn_twice)
     snap = store.read(path)
     assert snap.data == whole and len(calls) == 3
 
@@ -127,14 +127,14 @@ def test_a_file_that_stays_torn_is_unreadable_not_a_new_version(tmp_path, monkey
     path = make_pad(tmp_path)
     good = store.read(path)
     write(path, Path(path).read_bytes()[:40])
-    real = store._read_raw
+    real = fsio.read_raw
     calls = []
 
     def counting(target, name):
         calls.append(1)
         return real(target, name)
 
-    monkeypatch.setattr(store, "_read_raw", counting)
+    monkeypatch.setattr(fsio, "read_raw", counting)
     reading = store.poll(path, good)
     assert reading.state == "unreadable"
     assert reading.snapshot is good  # the last good version stays
@@ -167,7 +167,7 @@ def test_a_commit_writes_the_plan_and_keeps_mode_unknown_fields_and_layout(tmp_p
     os.chmod(path, 0o640)
     before = Path(path).read_text(encoding="utf-8")
     snap = store.read(path)
-    snap = store.externalize(snap, ["nf1"])  # protected kinds go to the sealed region
+    snap = sealing.externalize(snap, ["nf1"])  # protected kinds go to the sealed region
     p = plan(snap.pad, budget=90)
     assert p.verdict == "compactable" and [e.label for e in p.dropped] == ["n1"]
     after = store.commit(snap, p)
@@ -282,7 +282,7 @@ def test_the_replaced_version_is_journaled_and_synced_before_the_swap(tmp_path, 
     path = make_pad(tmp_path)
     snap = store.read(path)
     trace = []
-    real_append, real_swap, real_fsync = Journal.append, store._swap, os.fsync
+    real_append, real_swap, real_fsync = Journal.append, fsio.swap, os.fsync
 
     def append(self, data, fmt, origin, pad_file=None):
         trace.append(("journal", origin))
@@ -298,9 +298,9 @@ def test_the_replaced_version_is_journaled_and_synced_before_the_swap(tmp_path, 
         return real_fsync(fd)
 
     monkeypatch.setattr(Journal, "append", append)
-    monkeypatch.setattr(store, "_swap", swap_)
+    monkeypatch.setattr(fsio, "swap", swap_)
     monkeypatch.setattr(os, "fsync", fsync)
-    store.externalize(snap, ["nf1"])
+    sealing.externalize(snap, ["nf1"])
     i_old = trace.index(("journal", "seen"))
     i_swap = trace.index(("swap", False))
     assert ("fsync", "file") in trace[i_old:i_swap]  # journal line synced
@@ -365,17 +365,17 @@ def test_a_snapshot_of_bytes_read_elsewhere_compares_content(tmp_path):
 
 def _sneak_in(monkeypatch, write_theirs):
     """Make a writer that does not take the lock write right before the swap."""
-    real = store._swap
+    real = fsio.swap
 
     def swap_(place, tmp):
         write_theirs(place.target)
         return real(place, tmp)
 
-    monkeypatch.setattr(store, "_swap", swap_)
+    monkeypatch.setattr(fsio, "swap", swap_)
 
 
 def test_a_rename_between_the_last_check_and_the_swap_is_put_back(tmp_path, monkeypatch):
-    if not store._renameat2():
+    if not fsio.renameat2():
         pytest.skip("renameat2 is not available here")
     path = make_pad(tmp_path)
     snap = store.read(path)
@@ -391,7 +391,7 @@ def test_a_rename_between_the_last_check_and_the_swap_is_put_back(tmp_path, monk
 def test_a_truncating_rewrite_between_the_last_check_and_the_swap_is_put_back(
     tmp_path, monkeypatch
 ):
-    if not store._renameat2():
+    if not fsio.renameat2():
         pytest.skip("renameat2 is not available here")
     path = make_pad(tmp_path)
     snap = store.read(path)
@@ -410,13 +410,13 @@ def test_a_truncating_rewrite_between_the_last_check_and_the_swap_is_put_back(
 
 
 def test_a_writer_that_writes_again_during_the_undo_keeps_its_newest(tmp_path, monkeypatch):
-    if not store._renameat2():
+    if not fsio.renameat2():
         pytest.skip("renameat2 is not available here")
     path = make_pad(tmp_path)
     snap = store.read(path)
     first, second = b'[{"kind": "plan", "text": "one"}]', b'[{"kind": "plan", "text": "two"}]'
     _sneak_in(monkeypatch, lambda target: rename_over(target, first))
-    real_exchange = store.exchange
+    real_exchange = fsio.exchange
     swaps = []
 
     def exchange(a, b, dir_fd=None):
@@ -425,7 +425,7 @@ def test_a_writer_that_writes_again_during_the_undo_keeps_its_newest(tmp_path, m
             rename_over(tmp_path / b, second)
         real_exchange(a, b, dir_fd)
 
-    monkeypatch.setattr(store, "exchange", exchange)
+    monkeypatch.setattr(fsio, "exchange", exchange)
     with pytest.raises(store.Conflict):
         store.commit(snap, seals(snap, "nf1"))
     assert Path(path).read_bytes() == second
@@ -436,7 +436,7 @@ def test_a_writer_that_writes_again_during_the_undo_keeps_its_newest(tmp_path, m
 def test_without_exchange_the_residual_race_is_as_documented(tmp_path, monkeypatch):
     """os.replace right after the last check: a rename in that gap is lost. This pins the
     documented residual race (the exchange path above closes it)."""
-    monkeypatch.setattr(store, "USE_EXCHANGE", False)
+    monkeypatch.setattr(fsio, "USE_EXCHANGE", False)
     path = make_pad(tmp_path)
     snap = store.read(path)
     theirs = b'[{"kind": "plan", "text": "lost"}]'
@@ -448,7 +448,7 @@ def test_without_exchange_the_residual_race_is_as_documented(tmp_path, monkeypat
 def needs_leases(path):
     fd = os.open(path, os.O_RDONLY)
     try:
-        if store._no_writers(fd) is None:
+        if fsio.no_writers(fd) is None:
             pytest.skip("this system cannot tell who holds a file open for writing")
     finally:
         os.close(fd)
@@ -474,7 +474,7 @@ def test_a_writer_that_closes_while_the_commit_waits_is_seen(tmp_path, monkeypat
     snap = store.read(path)
     late = b'[{"kind": "plan", "text": "written while the commit waited"}]'
     early = [open(path, "r+b")]  # noqa: SIM115 - written and closed while the commit waits
-    real_no_writers = store._no_writers
+    real_no_writers = fsio.no_writers
 
     def no_writers(fd):
         free = real_no_writers(fd)
@@ -487,7 +487,7 @@ def test_a_writer_that_closes_while_the_commit_waits_is_seen(tmp_path, monkeypat
             f.close()
         return free
 
-    monkeypatch.setattr(store, "_no_writers", no_writers)
+    monkeypatch.setattr(fsio, "no_writers", no_writers)
     with pytest.raises(store.Conflict, match="changed since it was read"):
         store.commit(snap, seals(snap, "nf1"))
     assert Path(path).read_bytes() == late
@@ -496,7 +496,7 @@ def test_a_writer_that_closes_while_the_commit_waits_is_seen(tmp_path, monkeypat
 
 
 def test_a_writer_that_opens_the_pad_just_before_the_swap_gets_it_put_back(tmp_path, monkeypatch):
-    if not store._renameat2():
+    if not fsio.renameat2():
         pytest.skip("renameat2 is not available here")
     path = make_pad(tmp_path)
     snap = store.read(path)
@@ -512,14 +512,14 @@ def test_a_writer_that_opens_the_pad_just_before_the_swap_gets_it_put_back(tmp_p
 
 
 def test_a_writer_that_opens_our_version_before_it_is_put_back_finds_it_kept(tmp_path, monkeypatch):
-    if not store._renameat2():
+    if not fsio.renameat2():
         pytest.skip("renameat2 is not available here")
     path = make_pad(tmp_path)
     needs_leases(path)
     snap = store.read(path)
     theirs = b'[{"kind": "plan", "text": "theirs"}]'
     _sneak_in(monkeypatch, lambda target: rename_over(target, theirs))
-    real_exchange = store.exchange
+    real_exchange = fsio.exchange
     opened = []
 
     def exchange(a, b, dir_fd=None):
@@ -529,7 +529,7 @@ def test_a_writer_that_opens_our_version_before_it_is_put_back_finds_it_kept(tmp
             opened.append(open(path, "r+b"))  # noqa: SIM115
         real_exchange(a, b, dir_fd)
 
-    monkeypatch.setattr(store, "exchange", exchange)
+    monkeypatch.setattr(fsio, "exchange", exchange)
     with pytest.raises(store.Conflict, match="kept as") as caught:
         store.commit(snap, seals(snap, "nf1"))
     kept = str(caught.value).split("kept as ")[1].split(":")[0]
@@ -544,7 +544,7 @@ def test_a_writer_that_opens_our_version_before_it_is_put_back_finds_it_kept(tmp
 def test_where_writers_cannot_be_told_the_residual_race_is_as_documented(tmp_path, monkeypatch):
     """Without leases (other systems, some file systems): a write through a file opened
     before the swap and written after it goes into the displaced file, and is lost."""
-    monkeypatch.setattr(store, "_no_writers", lambda fd: None)
+    monkeypatch.setattr(fsio, "no_writers", lambda fd: None)
     path = make_pad(tmp_path)
     snap = store.read(path)
     early = open(path, "r+b")  # noqa: SIM115 - held open across the commit
@@ -625,7 +625,7 @@ def test_externalize_flips_sealed_and_changes_nothing_else(tmp_path):
     path = make_pad(tmp_path)
     before = Path(path).read_text(encoding="utf-8")
     snap = store.read(path)
-    after = store.externalize(snap, ["nf1"])
+    after = sealing.externalize(snap, ["nf1"])
     text = Path(path).read_text(encoding="utf-8")
     old = {e.label: e for e in snap.pad.entries}
     for e in after.pad.entries:
@@ -645,16 +645,16 @@ def test_externalizing_a_rewritable_or_unknown_entry_is_bad_input(tmp_path, labe
     before = Path(path).read_bytes()
     snap = store.read(path)
     with pytest.raises(PadError, match=problem):
-        store.externalize(snap, ["nf1", label])
+        sealing.externalize(snap, ["nf1", label])
     assert Path(path).read_bytes() == before
 
 
 def test_externalizing_what_is_sealed_already_writes_nothing(tmp_path):
     path = make_pad(tmp_path)
     snap = store.read(path)
-    _entries, sealed, already = store.externalized(snap.pad, ["c1", "#0"], path)
+    _entries, sealed, already = sealing.externalized(snap.pad, ["c1", "#0"], path)
     assert sealed == [] and already == ["c1"]
-    assert store.externalize(snap, ["c1"]).stamp == snap.stamp
+    assert sealing.externalize(snap, ["c1"]).stamp == snap.stamp
 
 
 def test_restore_writes_a_version_back_exactly_and_journals_the_one_it_replaces(tmp_path, swap):

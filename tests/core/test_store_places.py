@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import store
+from padtui.core import fsio, sealing, store
 from padtui.core.errors import PadError
 from padtui.core.journal import Journal, journal_path_for
 from padtui.core.names import NAME_MAX, fit
@@ -38,7 +38,7 @@ def make_pad(folder: Path, name: str = "pad.json") -> str:
 
 
 def seals(snap, *labels):
-    return store.externalized(snap.pad, labels, snap.path)[0]
+    return sealing.externalized(snap.pad, labels, snap.path)[0]
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -90,7 +90,7 @@ def test_a_symlink_swapped_in_between_the_read_and_the_swap_is_refused(tmp_path,
     before = Path(path).read_bytes()
     keys = stand_in(tmp_path)
     snap = store.read(path)
-    real_write_temp = store._write_temp
+    real_write_temp = fsio.write_temp
 
     def write_temp(place, data, like):
         out = real_write_temp(place, data, like)
@@ -98,7 +98,7 @@ def test_a_symlink_swapped_in_between_the_read_and_the_swap_is_refused(tmp_path,
         os.symlink(keys, path)
         return out
 
-    monkeypatch.setattr(store, "_write_temp", write_temp)
+    monkeypatch.setattr(fsio, "write_temp", write_temp)
     with pytest.raises(store.WriteFailed, match="now leads to"):
         store.commit(snap, seals(snap, "nf1"))
     assert keys.read_bytes() == KEYS
@@ -114,7 +114,7 @@ def test_a_folder_swapped_for_a_link_between_the_read_and_the_swap_is_refused(
     make_pad(other)
     theirs = (other / "pad.json").read_bytes()
     snap = store.read(path)
-    real_write_temp = store._write_temp
+    real_write_temp = fsio.write_temp
 
     def write_temp(place, data, like):
         out = real_write_temp(place, data, like)
@@ -122,7 +122,7 @@ def test_a_folder_swapped_for_a_link_between_the_read_and_the_swap_is_refused(
         os.symlink(other, tmp_path / "proj")
         return out
 
-    monkeypatch.setattr(store, "_write_temp", write_temp)
+    monkeypatch.setattr(fsio, "write_temp", write_temp)
     with pytest.raises(store.WriteFailed, match="now leads to"):
         store.commit(snap, seals(snap, "nf1"))
     assert (other / "pad.json").read_bytes() == theirs
@@ -150,14 +150,14 @@ def test_a_pad_that_appears_during_the_restore_is_not_overwritten(tmp_path, monk
     path = make_pad(tmp_path)
     journaled_twice(path)
     os.unlink(path)
-    real_write_temp = store._write_temp
+    real_write_temp = fsio.write_temp
 
     def write_temp(place, data, like):
         out = real_write_temp(place, data, like)
         Path(path).write_bytes(b"[]")  # an agent writes its pad anew meanwhile
         return out
 
-    monkeypatch.setattr(store, "_write_temp", write_temp)
+    monkeypatch.setattr(fsio, "write_temp", write_temp)
     with pytest.raises(store.Conflict, match="created meanwhile"):
         store.restore(path, 1)
     assert Path(path).read_bytes() == b"[]"

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import store
+from padtui.core import fsio, store
 from padtui.core.errors import PadError
 from padtui.core.formats import render, to_bytes
 from padtui.core.journal import Journal
@@ -129,8 +129,8 @@ def run_writer(path: str, log: str, cooperate: bool, seed: int) -> None:  # prag
                         os.utime(f.fileno(), ns=(before.st_atime_ns, before.st_mtime_ns))
             else:
                 Path(tmp).write_bytes(data)
-                if store._renameat2():
-                    store.exchange(tmp, path)
+                if fsio.renameat2():
+                    fsio.exchange(tmp, path)
                     saw = Path(tmp).read_bytes()
                     os.unlink(tmp)
                 else:
@@ -212,7 +212,7 @@ def fork(fn, *args) -> int:
 
 @pytest.mark.parametrize("cooperate", [True, False], ids=["locking-writer", "non-locking-writer"])
 def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatch, cooperate):
-    if not cooperate and not store._renameat2():
+    if not cooperate and not fsio.renameat2():
         pytest.skip("without renameat2, a writer that ignores the lock can be raced")
     path = str(tmp_path / "pad.json")
     jpath = str(tmp_path / "journal.jsonl")

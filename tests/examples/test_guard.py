@@ -49,7 +49,7 @@ def _state(tmp_path, monkeypatch):
 # it reads the pad, adds a note, saves; `count` times, `pause` seconds apart.
 WRITER = r"""
 import json, sys, time
-from padtui.core.scenarios import write_pad
+from padtui.demo_agent import write_pad
 path, mode = sys.argv[1], sys.argv[4]
 start, count, pause = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[5])
 for k in range(start, start + count):

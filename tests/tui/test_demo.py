@@ -8,7 +8,7 @@ import time
 from textual.widgets import Static
 
 from padtui.core import store
-from padtui.core.scenarios import load_scenario
+from padtui.demo_agent import load_scenario
 from padtui.tui.concept import ConceptScreen
 from padtui.tui.demo import DemoApp
 from padtui.tui.replay import ReplayApp

@@ -22,8 +22,8 @@ import pytest
 from textual.pilot import Pilot
 
 from padtui.core import store
-from padtui.core.scenarios import load_scenario
 from padtui.core.watcher import read_once
+from padtui.demo_agent import load_scenario
 from padtui.tui.app import PadApp
 from padtui.tui.demo import DemoApp
 from padtui.tui.fleet import FleetApp

@@ -9,7 +9,7 @@ import pytest
 from padtui.core.audit import audit
 from padtui.core.errors import PadError
 from padtui.core.formats import load, parse
-from padtui.core.scenarios import ScriptedAgent, load_scenario, names
+from padtui.demo_agent import ScriptedAgent, load_scenario, names
 
 
 def play(tmp_path, name, mode="atomic"):

@@ -1,4 +1,6 @@
-"""Scripted agents: a pad rewritten step by step the way a self-editing agent does.
+"""Scripted agents for ``padtui demo``: a pad rewritten step by step the way a
+self-editing agent does. The agent is a client like any other: it writes its file with
+plain file writes and plans through the public API (``padtui.load``, ``padtui.plan``).
 
 Each scenario is a small data file (``padtui/scenarios/NAME.json``): a starting pad and a
 list of steps. A step says what the agent is doing (``say``) and does some of, in this
@@ -15,11 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from padtui.core.compaction import Plan, plan
-from padtui.core.errors import PadError
-from padtui.core.formats import load
+from padtui import PadError, Plan, load, plan
 
-SCENARIO_DIR = Path(__file__).parent.parent / "scenarios"
+SCENARIO_DIR = Path(__file__).parent / "scenarios"
 WRITE_MODES = ("atomic", "inplace")
 
 
