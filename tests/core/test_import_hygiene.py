@@ -223,8 +223,9 @@ LAYERS = (
     ("model", "vocabulary", "errors", "text", "names"),
     ("formats",),
     ("fsio", "lock", "store", "journal"),
-    ("tokens",),
-    ("claims", "rules", "wording", "matching", "carry"),
+    ("claims", "rules"),
+    ("tokens", "countcache"),  # (the cache keeps tokens, claims and rules per text)
+    ("wording", "matching", "carry"),
     ("audit",),
     ("compaction",),
     ("sealing", "history", "inspection", "watcher", "guard", "git", "transcript", "letta"),
