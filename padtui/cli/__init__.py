@@ -39,16 +39,17 @@ Command = Callable[[argparse.Namespace], "Outcome | int"]
 _SHORT_LIVED = (commands.check, commands.compact, commands.audit)  # headless, exit at once
 
 
-def _without_cyclic_gc(run: Command, args: argparse.Namespace) -> Outcome | int:
-    """Run a headless command with the cyclic garbage collector paused: a command that reads
-    a large pad makes a hundred thousand objects and keeps them to the end, and the
-    collector's passes over them are pure loss in a process that exits right after."""
+def _without_cyclic_gc(run: Command, args: argparse.Namespace) -> int:
+    """Run a headless command and print its outcome with the cyclic garbage collector
+    paused: a command that reads a large pad makes a hundred thousand objects and keeps them
+    to the end, and the collector's passes over them are pure loss in a process that exits
+    right after."""
     import gc
 
     paused = gc.isenabled()
     gc.disable()
     try:
-        return run(args)
+        return _shown(run(args))
     finally:
         if paused:
             gc.enable()
@@ -107,7 +108,7 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
             raise UsageError("no command given (see `padtui --help`)")
         if run in _SHORT_LIVED:
             headless = True
-            return _shown(_without_cyclic_gc(run, args)), headless
+            return _without_cyclic_gc(run, args), headless
         return _shown(run(args)), headless
     except PadError as exc:
         return _fail(exc.line(), argv), headless
