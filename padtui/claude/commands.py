@@ -217,7 +217,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import os
 
     from padtui.claude import projects
-    from padtui.cli import _need_terminal, _shell
+    from padtui.cli.screens import _need_terminal, _shell
     from padtui.core.errors import PadError
 
     wanted = args.session

@@ -17,8 +17,7 @@ from textual.notifications import Notification, Notify
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from padtui import cli
-from padtui.cli import main
+from padtui.cli import main, screens
 from padtui.core import formats
 from padtui.tui.fleet import COLUMNS, FleetApp, FleetScreen, FleetTable, is_pad_name
 from tests.tui.conftest import (
@@ -317,7 +316,7 @@ def test_padtui_dir_opens_the_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         ran.append(self)
 
     monkeypatch.setattr(FleetApp, "run", fake_run)
-    monkeypatch.setattr(cli, "_terminal", lambda: True)
+    monkeypatch.setattr(screens, "_terminal", lambda: True)
     folder = copy_sample(tmp_path, HEALTHY).parent
     assert main([str(folder), "--budget", "500", "--no-journal"]) == 0
     assert len(ran) == 1 and ran[0].folder == str(folder)

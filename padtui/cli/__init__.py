@@ -1,0 +1,122 @@
+"""Command line: parse (``parser``), run a command to its outcome (``commands``, ``history``,
+``screens``), print it (``render``), exit.
+
+Exit codes everywhere: 0 fine, 1 refused or corruption found, 2 bad input or usage.
+The headless commands never import Textual; the inspector is imported only when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from padtui.cli import commands
+from padtui.cli.outcome import BAD, FOUND, OK, Outcome, UsageError
+from padtui.cli.parser import COMMANDS, build_parser
+from padtui.cli.parser import rule_map as _rule_map
+from padtui.cli.render import _error, _fail, _out, _print_json, show
+from padtui.core.errors import EncodingUnavailable, PadError
+
+__all__ = [
+    "BAD",
+    "COMMANDS",
+    "FOUND",
+    "OK",
+    "UsageError",
+    "_error",
+    "_out",
+    "_print_json",
+    "_rule_map",
+    "build_parser",
+    "entry",
+    "main",
+]
+
+Command = Callable[[argparse.Namespace], "Outcome | int"]
+_SHORT_LIVED = (commands.check, commands.compact, commands.audit)  # headless, exit at once
+
+
+def _without_cyclic_gc(run: Command, args: argparse.Namespace) -> int:
+    """Run a headless command and print its outcome with the cyclic garbage collector
+    paused: a command that reads a large pad makes a hundred thousand objects and keeps them
+    to the end, and the collector's passes over them are pure loss in a process that exits
+    right after."""
+    import gc
+
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _shown(run(args))
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _shown(result: Outcome | int) -> int:
+    """The exit code, once the outcome is printed (a command that returns a bare code, like
+    ``audit --git`` and ``claude``, has printed as it went)."""
+    return show(result) if isinstance(result, Outcome) else result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; its exit code."""
+    return _main(argv)[0]
+
+
+def entry() -> NoReturn:
+    """The console script (and ``python -m padtui``): ``main``, and after a headless
+    command an exit without the interpreter's teardown, once its output is flushed (its
+    files are closed by then): freeing a large pad's objects one by one took ~25 ms."""
+    code, headless = _main(None)
+    if not headless:
+        raise SystemExit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # (a reader that has gone: as in _main)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
+    """The exit code, and whether the command was one of the headless ones that may end
+    without the interpreter's teardown (``_SHORT_LIVED``)."""
+    from padtui.cli.screens import sample
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    headless = False
+    try:
+        if not argv:
+            if sys.stdin.isatty() and sys.stdout.isatty():
+                argv = ["demo"]
+            else:
+                return show(sample()), False
+        if not argv[0].startswith("-") and argv[0] not in COMMANDS:
+            argv = ["watch", *argv]
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help, --version, or a usage error already printed
+            return (exc.code if isinstance(exc.code, int) else BAD), False
+        run: Command | None = getattr(args, "run", None)
+        if run is None:
+            raise UsageError("no command given (see `padtui --help`)")
+        if run in _SHORT_LIVED:
+            headless = True
+            return _without_cyclic_gc(run, args), headless
+        return _shown(run(args)), headless
+    except PadError as exc:
+        return _fail(exc.line(), argv), headless
+    except (EncodingUnavailable, UsageError) as exc:
+        return _fail(str(exc), argv), headless
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return OK, headless
+    except KeyboardInterrupt:
+        return 130, headless

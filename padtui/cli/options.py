@@ -1,0 +1,97 @@
+"""The options several commands share, each set a parent parser (the pad's PATH, ``--format``,
+a trial's ``--budget``, ``--encoding`` and ``--policy``, ``--json``, the rule headings,
+``--no-cache``, the journal), so each is worded once; and the parser class, whose usage
+errors are one line."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NamedTuple, NoReturn
+
+from padtui.cli.numbers import BUDGET
+from padtui.cli.outcome import UsageError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line like every other bad input (argparse's own
+    prints the usage too), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+class Shared(NamedTuple):
+    pad: Parser
+    format: Parser
+    trial: Parser
+    json: Parser
+    rules: Parser
+    cache: Parser
+    journal: Parser
+
+
+def path_help() -> str:
+    from padtui.core.formats import names_text
+
+    return f"pad file ({names_text()})"
+
+
+def shared_options() -> Shared:
+    from padtui.core.formats import chosen
+
+    pad, fmt, trial, json, rules, cache, journal = (Parser(add_help=False) for _ in range(7))
+    pad.add_argument("path", metavar="PATH", help=path_help())
+    json.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
+    fmt.add_argument(
+        "--format",
+        choices=chosen(),
+        metavar="|".join(chosen()),
+        help="read the pad as this format, whatever its file name says",
+    )
+    trial.add_argument(
+        "--budget",
+        type=BUDGET,
+        metavar="N",
+        help="token budget (default: the file's budget_tokens, else 4000)",
+    )
+    trial.add_argument(
+        "--encoding", metavar="E", help="tiktoken encoding (default: the file's, else cl100k_base)"
+    )
+    trial.add_argument(
+        "--policy",
+        choices=("strict", "seed"),
+        default="strict",
+        help="strict (default) refuses to drop protected kinds and appends a "
+        "loss record; seed is the reference compact()",
+    )
+    rules.add_argument(
+        "--rule-heading",
+        action="append",
+        default=[],
+        metavar="WORD",
+        help="a heading or label word that holds rules, added to padtui's (repeatable): "
+        "--rule-heading gotchas makes '## Known gotchas' a place of rules",
+    )
+    rules.add_argument(
+        "--only-rule-headings",
+        action="store_true",
+        help="the --rule-heading words replace padtui's own list instead of adding to it",
+    )
+    cache.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="count every text afresh, and keep no counts for the next run (by default the "
+        "tokens and claims of each text are kept in $XDG_CACHE_HOME/padtui/, else "
+        "~/.cache/padtui/; safe to delete)",
+    )
+    group = journal.add_mutually_exclusive_group()
+    group.add_argument(
+        "--journal",
+        metavar="PATH",
+        help="the version journal to use (default: one per pad in $XDG_STATE_HOME/padtui/, "
+        "else ~/.local/state/padtui/)",
+    )
+    group.add_argument(
+        "--no-journal", action="store_true", help="keep no journal of the versions replaced"
+    )
+    return Shared(pad, fmt, trial, json, rules, cache, journal)
