@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
-from typing import Literal
+from typing import Literal, cast
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
@@ -225,9 +225,10 @@ class PagedList(OptionList):
 class EntryPane(PagedList):
     """A line-based list of entries (thousands scroll smoothly: one widget for all).
 
-    A new version of a pad usually changes a few entries: the options of the others are
-    kept (with their text already wrapped and measured), so showing it costs the changes,
-    not the pad.
+    A new version of a pad usually changes a few entries, and the others are the very same
+    entry objects (``inspection.shared``): their options are kept (with their text already
+    wrapped and measured), and only the run of rows from the first changed one to the last
+    is swapped in the list and its map of lines, so showing it costs the changes, not the pad.
     """
 
     DEFAULT_CSS = """
@@ -248,45 +249,145 @@ class EntryPane(PagedList):
         super().__init__(id=id, markup=False)
         self.border_title = title
         self.rows: list[Row] = []
-        self._options_by_key: dict[tuple[object, ...], Option] = {}
-        self._keys: list[tuple[object, ...]] = []  # each row's key (row_key), top to bottom
+        # each row's option, by its entry object's identity (the row holds the entry, so
+        # that its id is not reused while it is here)
+        self._by_entry: dict[int, tuple[Row, Option]] = {}
+        self.swapped = 0  # options the last show swapped in (the rows it built or moved)
+
+    def _options_for(self, rows: list[Row]) -> list[Option]:
+        """An option for each row: the one it had if its entry is the same object with the
+        same flags, else one of an entry that looks the same (moved, or parsed again), else
+        a new one."""
+        old = self._by_entry
+        fresh: dict[int, tuple[Row, Option]] = {}
+        options: list[Option | None] = []
+        unmatched: list[int] = []
+        for i, r in enumerate(rows):
+            key = id(r.entry)
+            hit = old.get(key) if key not in fresh else None  # (one use per list)
+            if hit is not None and (
+                hit[0] is r or (hit[0].entry is r.entry and _row_flags(hit[0]) == _row_flags(r))
+            ):
+                del old[key]
+                options.append(hit[1])
+                fresh[key] = (r, hit[1])
+            else:
+                options.append(None)
+                unmatched.append(i)
+        if unmatched:
+            by_look: dict[tuple[object, ...], Option] = {}
+            for row, option in old.values():
+                by_look.setdefault(row_key(row), option)
+            for i in unmatched:
+                r = rows[i]
+                option = by_look.pop(row_key(r), None) or Option(RowVisual(r))  # type: ignore[arg-type]
+                options[i] = option
+                fresh.setdefault(id(r.entry), (r, option))
+        self._by_entry = fresh
+        return cast(list[Option], options)
 
     def show(self, rows: Sequence[Row], subtitle: str = "", to_change: bool = False) -> None:
         """Replace the rows, keeping the cursor on the same entry where it still exists; or
         (``to_change``: a new version) moving it to the first row that is not as it was."""
         keep = self.selected_row
         self.rows = list(rows)
-        old = self._options_by_key
-        old_keys, self._keys = self._keys, []
-        fresh: dict[tuple[object, ...], Option] = {}
-        options = []
-        for r in self.rows:
-            key = row_key(r)
-            self._keys.append(key)
-            option = old.pop(key, None) if key not in fresh else None  # (one use per list)
-            if option is None:
-                option = Option(RowVisual(r))
-            fresh.setdefault(key, option)
-            options.append(option)
-        self._options_by_key = fresh
-        if options != self.options:  # (an unchanged pane is not redrawn)
-            self.set_options(options)
+        options = self._options_for(self.rows)
+        first = self._swap(options)
         if subtitle != self.border_subtitle:  # (setting it redraws the pane)
             self.border_subtitle = subtitle
         if not self.rows:
             return
+        if to_change and first is not None:
+            # (only rows gone from the end: the last)
+            self.highlighted = min(first, len(self.rows) - 1)
+            return
         target = 0
+        kept = self._by_entry.get(id(keep.entry)) if keep is not None else None
+        if kept is not None and keep is not None and kept[0].entry is keep.entry:
+            target = self._option_to_index.get(kept[1], 0)  # (the same entry: no search)
+            keep = None
         for i, r in enumerate(self.rows):
             if r.focus:
                 target = i
                 break
             if keep is not None and r.entry.label == keep.entry.label:
                 target = i
-        if to_change and old_keys != self._keys:
-            pairs = zip(old_keys, self._keys, strict=False)
-            first = next((i for i, (a, b) in enumerate(pairs) if a != b), len(old_keys))
-            target = min(first, len(self.rows) - 1)  # (only rows gone from the end: the last)
         self.highlighted = target
+
+    def _swap(self, options: list[Option]) -> int | None:
+        """Make ``options`` the list's, swapping only the run that differs from the options
+        there (compared by identity); returns where that run starts (None: nothing changed).
+
+        ``OptionList.set_options`` would empty its map of lines and measure every option
+        again; here the lines of the rows before the run are kept, and those after it too
+        when the number of options is the same (else they are laid out again, each height
+        already measured)."""
+        old = self._options
+        n_old, n_new = len(old), len(options)
+        shorter = min(n_old, n_new)
+        a = 0
+        while a < shorter and old[a] is options[a]:
+            a += 1
+        if a == n_old == n_new:
+            self.swapped = 0
+            return None
+        tail = 0
+        while tail < shorter - a and old[n_old - 1 - tail] is options[n_new - 1 - tail]:
+            tail += 1
+        b_old, b_new = n_old - tail, n_new - tail
+        self.swapped = b_new - a
+        if (a == 0 and tail == 0) or not self.is_mounted:  # (all of it: the plain way)
+            self.set_options(options)
+            return 0
+        index = self._option_to_index
+        for option in old[a:b_old]:
+            index.pop(option, None)
+        old[a:b_old] = options[a:b_new]
+        for i in range(a, b_new if n_old == n_new else n_new):
+            index[old[i]] = i
+        cache = self._line_cache
+        if len(cache.heights) != n_old:  # (not laid out yet: it will be, as a whole)
+            cache.clear()
+        elif n_old != n_new:
+            # the options after the run have new indices: their lines are laid out again
+            # (and the drawn options, which carry their index, drawn again)
+            if a < n_old:
+                del cache.lines[cache.index_to_line[a] :]
+            for i in range(a, n_old):
+                del cache.heights[i], cache.index_to_line[i]
+            self._option_render_cache.clear()
+        else:
+            self._relayout(a, b_new)
+        self._update_lines()
+        self.refresh()
+        return a
+
+    def _relayout(self, a: int, b: int) -> None:
+        """Measure the options ``a`` to ``b`` (swapped in place of as many) into the map of
+        lines, moving the lines of those after them if their height changed."""
+        cache = self._line_cache
+        padding = self.get_component_styles("option-list--option").padding
+        width = self.scrollable_content_region.width - self._get_left_gutter_width()
+        start = cache.index_to_line[a]
+        before = sum(cache.heights[i] for i in range(a, b))
+        lines: list[tuple[int, int]] = []
+        for i in range(a, b):
+            option = self._options[i]
+            height = (
+                self._get_visual(option).get_height(
+                    cast(RulesMap, self.styles), width - padding.width
+                )
+                + option._divider
+            )
+            cache.heights[i] = height
+            cache.index_to_line[i] = start + len(lines)
+            lines.extend((i, k) for k in range(height))
+        cache.lines[start : start + before] = lines
+        moved = len(lines) - before
+        if moved:
+            to_line = cache.index_to_line
+            for i in range(b, len(self._options)):
+                to_line[i] += moved
 
     @property
     def selected_row(self) -> Row | None:
