@@ -15,6 +15,7 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 from textual.content import Content
 from textual.css.styles import RulesMap
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.style import Style
@@ -36,6 +37,9 @@ KIND_STYLES = {
 }
 
 
+# a pane lays out (measures) this many rows at a time, the next on the next turn of the
+# event loop, so that a pad of 20,000 entries is on screen before all are measured
+LAYOUT_STEP = 1000
 NEAR_LIMIT = 0.9  # a Letta block this full of its limit (characters) is marked near it
 
 
@@ -157,10 +161,17 @@ class RowVisual(Visual):
 
     def __init__(self, row: Row) -> None:
         self.row = row
-        head = "".join(piece for piece, _style in _head(row))
-        self.lines = [*head.split("\n"), *_body(row).split("\n"), ""]
+        self._lines: list[str] | None = None  # (made when first measured)
         self._breaks: tuple[int, list[list[int]], int] | None = None  # width, breaks, height
         self._content: Content | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        """The row's lines, unstyled and unwrapped."""
+        if self._lines is None:
+            head = "".join(piece for piece, _style in _head(self.row))
+            self._lines = [*head.split("\n"), *_body(self.row).split("\n"), ""]
+        return self._lines
 
     @property
     def plain(self) -> str:
@@ -253,6 +264,7 @@ class EntryPane(PagedList):
         # that its id is not reused while it is here)
         self._by_entry: dict[int, tuple[Row, Option]] = {}
         self.swapped = 0  # options the last show swapped in (the rows it built or moved)
+        self._laying_out = False  # the next options are to be laid out on the next turn
 
     def _options_for(self, rows: list[Row]) -> list[Option]:
         """An option for each row: the one it had if its entry is the same object with the
@@ -346,39 +358,77 @@ class EntryPane(PagedList):
         for i in range(a, b_new if n_old == n_new else n_new):
             index[old[i]] = i
         cache = self._line_cache
-        if len(cache.heights) != n_old:  # (not laid out yet: it will be, as a whole)
-            cache.clear()
-        elif n_old != n_new:
-            # the options after the run have new indices: their lines are laid out again
-            # (and the drawn options, which carry their index, drawn again)
-            if a < n_old:
-                del cache.lines[cache.index_to_line[a] :]
-            for i in range(a, n_old):
-                del cache.heights[i], cache.index_to_line[i]
-            self._option_render_cache.clear()
-        else:
+        laid = len(cache.heights)
+        if n_old == n_new and laid == n_old:
             self._relayout(a, b_new)
+        else:
+            # the options from the run on are laid out again (those after it have new
+            # indices; or they were not laid out yet)
+            if a < laid:
+                del cache.lines[cache.index_to_line[a] :]
+                for i in range(a, laid):
+                    del cache.heights[i], cache.index_to_line[i]
+            if n_old != n_new:  # (the drawn options carry their index: drawn again)
+                self._option_render_cache.clear()
         self._update_lines()
         self.refresh()
         return a
+
+    def _update_lines(self) -> None:
+        """Lay out (measure into the map of lines) the options not laid out yet, at most
+        ``LAYOUT_STEP`` of them now and the next ones on the next turn of the event loop:
+        the first rows of a pad of 20,000 entries are drawn while the rest are measured.
+        (``OptionList`` lays them all out at once.)"""
+        if not self.scrollable_content_region:
+            return
+        cache = self._line_cache
+        options = self._options
+        start = cache.lines[-1][0] + 1 if cache.lines else 0
+        # (one step a turn: the next waits for its turn, however often the lines are read)
+        end = start if self._laying_out else min(len(options), start + LAYOUT_STEP)
+        for index in range(start, end):
+            cache.index_to_line[index] = len(cache.lines)
+            height = self._measure(options[index])
+            cache.heights[index] = height
+            cache.lines.extend([(index, k) for k in range(height)])
+        if end < len(options) and not self._laying_out:
+            self._laying_out = True
+            self.call_later(self._lay_out_more)
+        divider = end == len(options) and options and options[-1]._divider
+        size = Size(self._layout_width(), len(cache.lines) - (1 if divider else 0))
+        if size != self.virtual_size:
+            self.virtual_size = size
+            self._scroll_update(size)
+
+    def _lay_out_more(self) -> None:
+        self._laying_out = False
+        self._update_lines()
+        self.refresh()
+
+    @property
+    def laid_out(self) -> int:
+        """How many options are laid out (the others are on their way)."""
+        return len(self._line_cache.heights)
+
+    def _layout_width(self) -> int:
+        return self.scrollable_content_region.width - self._get_left_gutter_width()
+
+    def _measure(self, option: Option) -> int:
+        """An option's height in lines, at the pane's width."""
+        padding = self.get_component_styles("option-list--option").padding
+        rules = cast(RulesMap, self.styles)
+        visual = self._get_visual(option)
+        return visual.get_height(rules, self._layout_width() - padding.width) + option._divider
 
     def _relayout(self, a: int, b: int) -> None:
         """Measure the options ``a`` to ``b`` (swapped in place of as many) into the map of
         lines, moving the lines of those after them if their height changed."""
         cache = self._line_cache
-        padding = self.get_component_styles("option-list--option").padding
-        width = self.scrollable_content_region.width - self._get_left_gutter_width()
         start = cache.index_to_line[a]
         before = sum(cache.heights[i] for i in range(a, b))
         lines: list[tuple[int, int]] = []
         for i in range(a, b):
-            option = self._options[i]
-            height = (
-                self._get_visual(option).get_height(
-                    cast(RulesMap, self.styles), width - padding.width
-                )
-                + option._divider
-            )
+            height = self._measure(self._options[i])
             cache.heights[i] = height
             cache.index_to_line[i] = start + len(lines)
             lines.extend((i, k) for k in range(height))

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from padtui.tui import widgets
 from padtui.tui.widgets import EntryPane
 from tests.tui.conftest import Harness, inspector, write_atomic
 
@@ -32,7 +35,9 @@ def pad_of_notes(tmp_path: Path, n: int) -> tuple[Path, list[dict[str, object]]]
 def lines_as_laid_out_afresh(pane: EntryPane) -> list[tuple[int, int]]:
     kept = list(pane._line_cache.lines)
     pane._line_cache.clear()
-    pane._update_lines()
+    while pane.laid_out < pane.option_count:  # (a step at a time: see LAYOUT_STEP)
+        pane._laying_out = False
+        pane._update_lines()
     fresh = list(pane._line_cache.lines)
     assert fresh  # (laid out: the pane is on screen)
     return kept if kept == fresh else [*kept, ("differs from", fresh)]  # type: ignore[list-item]
@@ -87,3 +92,19 @@ async def test_rows_taller_added_and_removed_keep_the_map_of_lines_whole(tmp_pat
         assert pane.selected_row is not None and pane.selected_row.entry.label == "n-11"
         await h.pilot.pause()
         assert "note 11:" in h.screen_text() and "note 10:" not in h.screen_text()
+
+
+async def test_a_long_pane_is_laid_out_a_step_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(widgets, "LAYOUT_STEP", 10)
+    pad, _entries = pad_of_notes(tmp_path, 60)
+    async with inspector(pad) as h:
+        pane = h.pane("rewritable")
+        await h.until(lambda: pane.laid_out == pane.option_count == 60, "the rows laid out")
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+        pane.show(list(reversed(pane.rows)))  # (every row in a new place)
+        assert pane.laid_out == 10  # the first step now: the pane is drawn meanwhile
+        await h.until(lambda: pane.laid_out == 60, "the rest laid out")
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+        assert pane.virtual_size.height == len(pane._line_cache.lines)
