@@ -206,12 +206,17 @@ class _Totals:
 
 def _kept(before: Sequence[Entry], after: Sequence[Entry]) -> dict[int, int]:
     """Where each entry of ``after`` whose text is the very string of an entry of ``before``
-    (shared with it, moved or not: see ``inspection.shared``) was in it."""
+    (shared with it: see ``inspection.shared``) was in it; an entry that moved is looked
+    for only when the number of entries changed (else it is counted again)."""
     kept: dict[int, int] = {}
     where: dict[int, int] | None = None
+    # as many entries as before: one not in its place is taken for edited (and counted)
+    in_place = len(before) == len(after)
     for i, e in enumerate(after):
         if i < len(before) and before[i].text is e.text:
             kept[i] = i
+            continue
+        if in_place:
             continue
         if where is None:
             where = {id(o.text): j for j, o in enumerate(before)}
