@@ -372,6 +372,9 @@ class EntryPane(PagedList):
                 self._option_render_cache.clear()
         self._update_lines()
         self.refresh()
+        # (as set_options does: the cursor is set anew by the caller, the view follows it)
+        self.highlighted = None
+        self.scroll_y = 0
         return a
 
     def _update_lines(self) -> None:
