@@ -8,7 +8,9 @@ agent would: a temporary file renamed over the pad, or the pad rewritten in plac
 latency runs from just before the write starts to the moment the frame holding the new
 version has been composited and turned into the bytes a terminal would be sent (a headless
 app skips that last step, so the benchmark does it). Figures: p50 / p95 / p99 / max in ms,
-and where the time goes (the watch and the read, taking the version in, the frame).
+and where the time goes: the watch, the read, the journal and the examination (parse, counts,
+audit) in a worker thread; taking the version in and drawing its widgets on the screen's
+thread; the frame.
 
 Run: python bench/bench_latency.py [--writes N] [--sizes 4000,200000] [--profile]
 Targets: p95 < 100 ms at 4k tokens, < 300 ms at 200k.
@@ -42,7 +44,7 @@ TIMEOUT = 10.0  # a write not on screen after this long counts as missed
 @dataclass
 class Sample:
     start: float  # the write begins
-    taken: float = 0.0  # the inspector starts taking the new version in
+    taken: float = 0.0  # the screen starts taking the new version in (journaled, examined)
     drawn: float = 0.0  # ... and has drawn it into its widgets
     shown: float = 0.0  # the frame is composited and rendered for the terminal
 
@@ -70,12 +72,13 @@ async def measure(path: str, tokens: int, modes: list[str], writes: int) -> list
     current: Sample | None = None
     shown = asyncio.Event()
 
-    take, display = app.take, app._display
+    screen = app.inspector  # (the pad's screen: a reading comes to it journaled, examined)
+    take, display = screen.take_prepared, app._display
 
-    def timed_take(reading: Any) -> None:
+    def timed_take(prepared: Any) -> None:
         if current is not None and not current.taken:
             current.taken = time.perf_counter()
-        take(reading)
+        take(prepared)
         insp = app.inspection
         if current is not None and insp.versions and insp.current.number == expected:
             current.drawn = current.drawn or time.perf_counter()
@@ -87,7 +90,7 @@ async def measure(path: str, tokens: int, modes: list[str], writes: int) -> list
             current.shown = time.perf_counter()
             shown.set()
 
-    app.take = timed_take  # type: ignore[method-assign]
+    screen.take_prepared = timed_take  # type: ignore[method-assign]
     app._display = timed_display  # type: ignore[method-assign]
 
     entries = padgen.pad_entries(tokens)
@@ -134,7 +137,7 @@ def report(run: Run) -> str:
         f"  max {max(total):6.1f} ms{verdict}"
     )
     line += (
-        f"\n{'':14}median: watch+read {statistics.median(watch):5.1f}"
+        f"\n{'':14}median: watch+read+journal+examine {statistics.median(watch):5.1f}"
         f" · take in {statistics.median(take):5.1f} · frame {statistics.median(frame):5.1f} ms"
     )
     if run.missed:

@@ -58,7 +58,7 @@ async def run_size(path: str, tokens: int, writes: int, modes: list[str]) -> dic
     to_widgets: dict[str, list[float]] = {m: [] for m in modes}
     missed = dict.fromkeys(modes, 0)
 
-    refresh_view, display = app.refresh_view, app._display
+    refresh_view, display = app.inspector.refresh_view, app._display
 
     def hooked_refresh() -> None:
         refresh_view()
@@ -72,7 +72,7 @@ async def run_size(path: str, tokens: int, writes: int, modes: list[str]) -> dic
             renderable.render_segments(app.console)  # the bytes' worth a terminal is sent
             done.set()
 
-    app.refresh_view = hooked_refresh  # type: ignore[method-assign]
+    app.inspector.refresh_view = hooked_refresh  # type: ignore[method-assign]
     app._display = hooked_display  # type: ignore[method-assign]
 
     entries = padgen.pad_entries(tokens)

@@ -35,7 +35,7 @@ from padtui.core.carry import (
     old_claims,
     stems,
 )
-from padtui.core.claims import split_claims
+from padtui.core.claims import count_claims, split_claims
 from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
 from padtui.core.rules import (
@@ -181,20 +181,38 @@ class _Totals:
     tokens: int
     caution: int
     claims: int
+    costs: list[int]  # each entry's tokens
+    entry_claims: list[int]  # each entry's claims
+    entries: tuple[Entry, ...]
     sealed: int = 0
 
-    def __init__(self, pad: Pad, counter: TokenCounter) -> None:
-        costs, claims = counter.start_with_claims(e.text for e in pad.entries)()
+    def __init__(self, pad: Pad, counter: TokenCounter, base: _Totals | None = None) -> None:
+        entries = pad.entries
+        self.entries = entries
+        # ``base``: the totals of a version this one shares entry objects with (the version
+        # before it): those entries' counts and claims are its, not counted again
+        if base is None:
+            costs, claims = counter.start_with_claims(e.text for e in entries)()
+            self.entry_claims = list(claims)
+        else:
+            kept = _kept(base.entries, entries)
+            new = [i for i in range(len(entries)) if i not in kept]
+            fresh = dict(zip(new, counter.count_many(entries[i].text for i in new), strict=True))
+            costs = [base.costs[kept[i]] if i in kept else fresh[i] for i in range(len(entries))]
+            was = base.entry_claims
+            self.entry_claims = [
+                was[kept[i]] if i in kept else count_claims(e.text) for i, e in enumerate(entries)
+            ]
         self.costs = costs
         self.tokens = sum(costs)
         caution = sealed = 0
-        for e, c in zip(pad.entries, costs, strict=True):
+        for e, c in zip(entries, costs, strict=True):
             if e.kind in CAUTION_KINDS:
                 caution += c
             if e.sealed:
                 sealed += c
         self.caution, self.sealed = caution, sealed
-        self.claims = sum(claims)
+        self.claims = sum(self.entry_claims)
 
     @property
     def share(self) -> float:
@@ -225,6 +243,33 @@ class _Remembered(Generic[T]):
                 del self._found[next(iter(self._found))]
         return got
 
+    def recent(self) -> list[tuple[tuple[object, ...], T]]:
+        """What is remembered, newest first: (what its key held, what was worked out)."""
+        with self._guard:
+            return list(reversed(self._found.values()))
+
+
+def _kept(before: Sequence[Entry], after: Sequence[Entry]) -> dict[int, int]:
+    """Where each entry of ``after`` whose text is the very string of an entry of ``before``
+    (shared with it: see ``inspection.shared``) was in it; an entry that moved is looked
+    for only when the number of entries changed (else it is counted again)."""
+    kept: dict[int, int] = {}
+    where: dict[int, int] | None = None
+    # as many entries as before: one not in its place is taken for edited (and counted)
+    in_place = len(before) == len(after)
+    for i, e in enumerate(after):
+        if i < len(before) and before[i].text is e.text:
+            kept[i] = i
+            continue
+        if in_place:
+            continue
+        if where is None:
+            where = {id(o.text): j for j, o in enumerate(before)}
+        j = where.get(id(e.text))
+        if j is not None:
+            kept[i] = j
+    return kept
+
 
 # The totals of the last few pads counted: a live audit of v1 -> v2, then v2 -> v3, counts v2
 # once (and the inspection that took v2 in has counted it already).
@@ -235,7 +280,22 @@ _shares: _Remembered[float] = _Remembered(_RECENT)
 
 def totals(pad: Pad, counter: TokenCounter) -> _Totals:
     """The pad's totals with this counter (remembered for the last few pads)."""
-    return _totals.get((id(pad), id(counter)), (pad, counter), lambda: _Totals(pad, counter))
+
+    def make() -> _Totals:
+        bases = [got for held, got in _totals.recent() if held[1] is counter]
+        return _Totals(pad, counter, _base(bases, pad))
+
+    return _totals.get((id(pad), id(counter)), (pad, counter), make)
+
+
+def _base(recent: list[_Totals], pad: Pad) -> _Totals | None:
+    """The totals counted lately of a pad that shares its first or last entry's text (the
+    string itself) with ``pad`` (most often the version before it), if any."""
+    ends = {id(e.text) for e in (pad.entries[:1] + pad.entries[-1:])}
+    for t in recent:
+        if ends & {id(e.text) for e in (t.entries[:1] + t.entries[-1:])}:
+            return t
+    return None
 
 
 def rule_share(pad: Pad, costs: Sequence[int], rule_map: RuleMap) -> float:

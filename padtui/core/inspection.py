@@ -314,6 +314,25 @@ class Inspection:
         self.step = 0
         return Observed(version, alarm, invalidated)
 
+    def journaled(self, key: str, number: int, origin: str | None = None) -> None:
+        """The journal's number for the version ``key``, taken in before it was journaled (a
+        pad's first reading is on screen before the append), and padtui as who made it when
+        the journal says so (a restore journaled meanwhile): its alarm is then withdrawn."""
+        for i in range(len(self.versions) - 1, -1, -1):
+            v = self.versions[i]
+            if v.digest != key:
+                continue
+            own = origin if origin is not None and origin in OWN else None
+            if v.number == number and own is None:
+                return
+            new = replace(v, number=number, origin=own or v.origin)
+            self.versions[i] = new
+            alarms = [a for a in self.alarms if a.version is not v]
+            if own is None:
+                alarms += [replace(a, version=new) for a in self.alarms if a.version is v]
+            self.alarms = sorted(alarms, key=lambda a: a.version.number)
+            return
+
     def open_journal(self, journal: Journal, recent: int, most_bytes: int | None = None) -> int:
         """Take in the newest ``recent`` versions of the journal, audited and numbered as it
         numbers them, with the alarms the user acknowledged there (before the file itself is

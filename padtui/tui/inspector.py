@@ -35,6 +35,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from padtui.core import letta, sealing, store
+from padtui.core.audit import totals
 from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PadFile, format_for_name, named, read_only_reason
@@ -309,6 +310,7 @@ class InspectorScreen(Screen[None]):
         self._limits: tuple[str, list[letta.BlockLimit]] | None = None  # (by version digest)
         self._to_change = False  # a new version came: the rewritable pane moves to its change
         self._keys: tuple[bool, str | None] | None = None  # what the footer was drawn for
+        self._plain_rows: dict[int, Row] = {}  # the rows with no mark, by entry identity
 
     # --- layout --------------------------------------------------------------------------
 
@@ -340,14 +342,44 @@ class InspectorScreen(Screen[None]):
             if problem is not None:
                 self.notify(f"journal not read: {problem}", severity="warning")
             reading = await read_settled(insp.path, fmt=self.pad_format)
-            prepared = await asyncio.to_thread(prepare, insp, reading, self.journal)
+            # on screen first; the journal's append (an fsync, a large pad's blobs) follows
+            prepared = await asyncio.to_thread(prepare, insp, reading, False)
         except Exception as exc:  # (see failure)
             prepared = Prepared(reading=Reading("unreadable", detail=failure(insp.path, exc)))
         self.take_prepared(prepared)
+        if prepared.examined is not None and self.journal is not False:
+            self._journal_first(prepared.examined)  # (a worker: the screen draws meanwhile)
+        else:
+            self._opened()
+
+    def _opened(self) -> None:
         self._announce_outstanding()
         self.ready.set()
         if self.watching:
             self.follow_pad()
+
+    @work(group="first-journal", description="journal the first version")
+    async def _journal_first(self, examined: Examined) -> None:
+        """Journal the first version, on screen already, and give it the journal's number
+        (the one ``padtui history`` and ``history --restore`` know it by). The watch starts
+        after it: the versions it sees are journaled after this one."""
+        try:
+            await self._journal_first_version(examined)
+        finally:
+            self._opened()
+
+    async def _journal_first_version(self, examined: Examined) -> None:
+        try:
+            number, origin = await asyncio.to_thread(journal_seen, examined.snapshot, self.journal)
+        except (OSError, PadError) as exc:
+            self.notify(f"journal not written: {exc}", severity="warning")
+            return
+        except Exception as exc:  # (see failure)
+            self.notify(failure(self.inspection.path, exc), title="journal", severity="error")
+            return
+        if number is not None:
+            self.inspection.journaled(examined.digest, number, origin)
+            self.refresh_view()
 
     def _announce_outstanding(self) -> None:
         """The alarms found on opening (written while padtui was closed), announced once."""
@@ -551,7 +583,7 @@ class InspectorScreen(Screen[None]):
     def _draw_panes(self) -> None:
         insp = self.inspection
         pad = insp.current.pad_file.pad
-        costs = insp.counter.count_many(e.text for e in pad.entries)
+        costs = totals(pad, insp.counter).costs  # (counted as the version was examined)
         dropped = {e.index for e in insp.previewed_drops}
         focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
         flagged = self._flagged()
@@ -561,17 +593,32 @@ class InspectorScreen(Screen[None]):
             rules[r.entry.index] = rules.get(r.entry.index, 0) + 1
         sealed_rows: list[Row] = []
         rewritable_rows: list[Row] = []
+        # an entry with no mark but its hazard keeps its row (the same object) while it is
+        # the same entry object: a new version builds the rows of the entries it changed
+        plain, self._plain_rows = self._plain_rows, {}
         for e, cost in zip(pad.entries, costs, strict=True):
-            row = Row(
-                e,
-                cost,
-                hazard=e.protected and not e.sealed,
-                dropped=e.index in dropped,
-                focus=e.index == focus,
-                finding=flagged.get(e.id) if e.id is not None else None,
-                rules=rules.get(e.index, 0),
-                limit=_chars(limits.get(e.label)),
-            )
+            if not (
+                e.index in dropped
+                or e.index in rules
+                or e.index == focus
+                or (flagged and e.id in flagged)
+                or (limits and e.label in limits)
+            ):
+                row = plain.get(id(e))
+                if row is None or row.entry is not e:
+                    row = Row(e, cost, hazard=e.protected and not e.sealed)
+                self._plain_rows[id(e)] = row
+            else:
+                row = Row(
+                    e,
+                    cost,
+                    hazard=e.protected and not e.sealed,
+                    dropped=e.index in dropped,
+                    focus=e.index == focus,
+                    finding=flagged.get(e.id) if e.id is not None else None,
+                    rules=rules.get(e.index, 0),
+                    limit=_chars(limits.get(e.label)),
+                )
             (sealed_rows if e.sealed else rewritable_rows).append(row)
         trial = insp.trial
         sealed_tokens = insp.current.sealed_tokens
@@ -695,7 +742,8 @@ class InspectorScreen(Screen[None]):
             self.find_unsealed_rules(v.digest, pad, insp.rule_map)
         return None
 
-    @work(exclusive=True, group="at-risk", thread=True)
+    # (a description: else Textual makes one of its arguments' repr, a whole pad's)
+    @work(exclusive=True, group="at-risk", thread=True, description="rules at risk")
     def find_unsealed_rules(self, digest: str, pad: Pad, rule_map: RuleMap | None) -> None:
         try:
             rules = unsealed_rules(pad, rule_map)
@@ -880,7 +928,7 @@ class InspectorScreen(Screen[None]):
             snapshot = self.inspection.current.snapshot
             self.write_externalize(snapshot, [snapshot.pad.name_of(e)])
 
-    @work(exclusive=True, group="write", thread=True)
+    @work(exclusive=True, group="write", thread=True, description="commit")
     def write_commit(self, snapshot: Snapshot, trial: Plan) -> None:
         self._write(
             lambda: store.commit(snapshot, trial, journal=self.journal),
@@ -888,7 +936,7 @@ class InspectorScreen(Screen[None]):
             f"{trial.tokens_total} → {trial.tokens_after} tok",
         )
 
-    @work(exclusive=True, group="write", thread=True)
+    @work(exclusive=True, group="write", thread=True, description="externalize")
     def write_externalize(self, snapshot: Snapshot, labels: list[str]) -> None:
         self._write(
             lambda: sealing.externalize(snapshot, labels, journal=self.journal),

@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
-from typing import Literal
+from typing import Literal, cast
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.text import Text
 from textual.content import Content
 from textual.css.styles import RulesMap
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.style import Style
@@ -36,6 +37,9 @@ KIND_STYLES = {
 }
 
 
+# a pane lays out (measures) this many rows at a time, the next on the next turn of the
+# event loop, so that a pad of 20,000 entries is on screen before all are measured
+LAYOUT_STEP = 1000
 NEAR_LIMIT = 0.9  # a Letta block this full of its limit (characters) is marked near it
 
 
@@ -157,10 +161,17 @@ class RowVisual(Visual):
 
     def __init__(self, row: Row) -> None:
         self.row = row
-        head = "".join(piece for piece, _style in _head(row))
-        self.lines = [*head.split("\n"), *_body(row).split("\n"), ""]
+        self._lines: list[str] | None = None  # (made when first measured)
         self._breaks: tuple[int, list[list[int]], int] | None = None  # width, breaks, height
         self._content: Content | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        """The row's lines, unstyled and unwrapped."""
+        if self._lines is None:
+            head = "".join(piece for piece, _style in _head(self.row))
+            self._lines = [*head.split("\n"), *_body(self.row).split("\n"), ""]
+        return self._lines
 
     @property
     def plain(self) -> str:
@@ -225,9 +236,10 @@ class PagedList(OptionList):
 class EntryPane(PagedList):
     """A line-based list of entries (thousands scroll smoothly: one widget for all).
 
-    A new version of a pad usually changes a few entries: the options of the others are
-    kept (with their text already wrapped and measured), so showing it costs the changes,
-    not the pad.
+    A new version of a pad usually changes a few entries, and the others are the very same
+    entry objects (``inspection.shared``): their options are kept (with their text already
+    wrapped and measured), and only the run of rows from the first changed one to the last
+    is swapped in the list and its map of lines, so showing it costs the changes, not the pad.
     """
 
     DEFAULT_CSS = """
@@ -248,45 +260,187 @@ class EntryPane(PagedList):
         super().__init__(id=id, markup=False)
         self.border_title = title
         self.rows: list[Row] = []
-        self._options_by_key: dict[tuple[object, ...], Option] = {}
-        self._keys: list[tuple[object, ...]] = []  # each row's key (row_key), top to bottom
+        # each row's option, by its entry object's identity (the row holds the entry, so
+        # that its id is not reused while it is here)
+        self._by_entry: dict[int, tuple[Row, Option]] = {}
+        self.swapped = 0  # options the last show swapped in (the rows it built or moved)
+        self._laying_out = False  # the next options are to be laid out on the next turn
+
+    def _options_for(self, rows: list[Row]) -> list[Option]:
+        """An option for each row: the one it had if its entry is the same object with the
+        same flags, else one of an entry that looks the same (moved, or parsed again), else
+        a new one."""
+        old = self._by_entry
+        fresh: dict[int, tuple[Row, Option]] = {}
+        options: list[Option | None] = []
+        unmatched: list[int] = []
+        for i, r in enumerate(rows):
+            key = id(r.entry)
+            hit = old.get(key) if key not in fresh else None  # (one use per list)
+            if hit is not None and (
+                hit[0] is r or (hit[0].entry is r.entry and _row_flags(hit[0]) == _row_flags(r))
+            ):
+                del old[key]
+                options.append(hit[1])
+                fresh[key] = (r, hit[1])
+            else:
+                options.append(None)
+                unmatched.append(i)
+        if unmatched:
+            by_look: dict[tuple[object, ...], Option] = {}
+            for row, option in old.values():
+                by_look.setdefault(row_key(row), option)
+            for i in unmatched:
+                r = rows[i]
+                option = by_look.pop(row_key(r), None) or Option(RowVisual(r))  # type: ignore[arg-type]
+                options[i] = option
+                fresh.setdefault(id(r.entry), (r, option))
+        self._by_entry = fresh
+        return cast(list[Option], options)
 
     def show(self, rows: Sequence[Row], subtitle: str = "", to_change: bool = False) -> None:
         """Replace the rows, keeping the cursor on the same entry where it still exists; or
         (``to_change``: a new version) moving it to the first row that is not as it was."""
         keep = self.selected_row
         self.rows = list(rows)
-        old = self._options_by_key
-        old_keys, self._keys = self._keys, []
-        fresh: dict[tuple[object, ...], Option] = {}
-        options = []
-        for r in self.rows:
-            key = row_key(r)
-            self._keys.append(key)
-            option = old.pop(key, None) if key not in fresh else None  # (one use per list)
-            if option is None:
-                option = Option(RowVisual(r))
-            fresh.setdefault(key, option)
-            options.append(option)
-        self._options_by_key = fresh
-        if options != self.options:  # (an unchanged pane is not redrawn)
-            self.set_options(options)
+        options = self._options_for(self.rows)
+        first = self._swap(options)
         if subtitle != self.border_subtitle:  # (setting it redraws the pane)
             self.border_subtitle = subtitle
         if not self.rows:
             return
+        if to_change and first is not None:
+            # (only rows gone from the end: the last)
+            self.highlighted = min(first, len(self.rows) - 1)
+            return
         target = 0
+        kept = self._by_entry.get(id(keep.entry)) if keep is not None else None
+        if kept is not None and keep is not None and kept[0].entry is keep.entry:
+            target = self._option_to_index.get(kept[1], 0)  # (the same entry: no search)
+            keep = None
         for i, r in enumerate(self.rows):
             if r.focus:
                 target = i
                 break
             if keep is not None and r.entry.label == keep.entry.label:
                 target = i
-        if to_change and old_keys != self._keys:
-            pairs = zip(old_keys, self._keys, strict=False)
-            first = next((i for i, (a, b) in enumerate(pairs) if a != b), len(old_keys))
-            target = min(first, len(self.rows) - 1)  # (only rows gone from the end: the last)
         self.highlighted = target
+
+    def _swap(self, options: list[Option]) -> int | None:
+        """Make ``options`` the list's, swapping only the run that differs from the options
+        there (compared by identity); returns where that run starts (None: nothing changed).
+
+        ``OptionList.set_options`` would empty its map of lines and measure every option
+        again; here the lines of the rows before the run are kept, and those after it too
+        when the number of options is the same (else they are laid out again, each height
+        already measured)."""
+        old = self._options
+        n_old, n_new = len(old), len(options)
+        shorter = min(n_old, n_new)
+        a = 0
+        while a < shorter and old[a] is options[a]:
+            a += 1
+        if a == n_old == n_new:
+            self.swapped = 0
+            return None
+        tail = 0
+        while tail < shorter - a and old[n_old - 1 - tail] is options[n_new - 1 - tail]:
+            tail += 1
+        b_old, b_new = n_old - tail, n_new - tail
+        self.swapped = b_new - a
+        if (a == 0 and tail == 0) or not self.is_mounted:  # (all of it: the plain way)
+            self.set_options(options)
+            return 0
+        index = self._option_to_index
+        for option in old[a:b_old]:
+            index.pop(option, None)
+        old[a:b_old] = options[a:b_new]
+        for i in range(a, b_new if n_old == n_new else n_new):
+            index[old[i]] = i
+        cache = self._line_cache
+        laid = len(cache.heights)
+        if n_old == n_new and laid == n_old:
+            self._relayout(a, b_new)
+        else:
+            # the options from the run on are laid out again (those after it have new
+            # indices; or they were not laid out yet)
+            if a < laid:
+                del cache.lines[cache.index_to_line[a] :]
+                for i in range(a, laid):
+                    del cache.heights[i], cache.index_to_line[i]
+            if n_old != n_new:  # (the drawn options carry their index: drawn again)
+                self._option_render_cache.clear()
+        self._update_lines()
+        self.refresh()
+        # (as set_options does: the cursor is set anew by the caller, the view follows it)
+        self.highlighted = None
+        self.scroll_y = 0
+        return a
+
+    def _update_lines(self) -> None:
+        """Lay out (measure into the map of lines) the options not laid out yet, at most
+        ``LAYOUT_STEP`` of them now and the next ones on the next turn of the event loop:
+        the first rows of a pad of 20,000 entries are drawn while the rest are measured.
+        (``OptionList`` lays them all out at once.)"""
+        if not self.scrollable_content_region:
+            return
+        cache = self._line_cache
+        options = self._options
+        start = cache.lines[-1][0] + 1 if cache.lines else 0
+        # (one step a turn: the next waits for its turn, however often the lines are read)
+        end = start if self._laying_out else min(len(options), start + LAYOUT_STEP)
+        for index in range(start, end):
+            cache.index_to_line[index] = len(cache.lines)
+            height = self._measure(options[index])
+            cache.heights[index] = height
+            cache.lines.extend([(index, k) for k in range(height)])
+        if end < len(options) and not self._laying_out:
+            self._laying_out = True
+            self.call_later(self._lay_out_more)
+        divider = end == len(options) and options and options[-1]._divider
+        size = Size(self._layout_width(), len(cache.lines) - (1 if divider else 0))
+        if size != self.virtual_size:
+            self.virtual_size = size
+            self._scroll_update(size)
+
+    def _lay_out_more(self) -> None:
+        self._laying_out = False
+        self._update_lines()
+        self.refresh()
+
+    @property
+    def laid_out(self) -> int:
+        """How many options are laid out (the others are on their way)."""
+        return len(self._line_cache.heights)
+
+    def _layout_width(self) -> int:
+        return self.scrollable_content_region.width - self._get_left_gutter_width()
+
+    def _measure(self, option: Option) -> int:
+        """An option's height in lines, at the pane's width."""
+        padding = self.get_component_styles("option-list--option").padding
+        rules = cast(RulesMap, self.styles)
+        visual = self._get_visual(option)
+        return visual.get_height(rules, self._layout_width() - padding.width) + option._divider
+
+    def _relayout(self, a: int, b: int) -> None:
+        """Measure the options ``a`` to ``b`` (swapped in place of as many) into the map of
+        lines, moving the lines of those after them if their height changed."""
+        cache = self._line_cache
+        start = cache.index_to_line[a]
+        before = sum(cache.heights[i] for i in range(a, b))
+        lines: list[tuple[int, int]] = []
+        for i in range(a, b):
+            height = self._measure(self._options[i])
+            cache.heights[i] = height
+            cache.index_to_line[i] = start + len(lines)
+            lines.extend((i, k) for k in range(height))
+        cache.lines[start : start + before] = lines
+        moved = len(lines) - before
+        if moved:
+            to_line = cache.index_to_line
+            for i in range(b, len(self._options)):
+                to_line[i] += moved
 
     @property
     def selected_row(self) -> Row | None:

@@ -9,6 +9,10 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from padtui.core import audit as audit_module
+from padtui.core import claims
 from padtui.core.audit import audit
 from padtui.core.formats import parse
 from padtui.core.inspection import Inspection, shared
@@ -113,3 +117,35 @@ def test_an_inspection_may_keep_only_its_newest_versions(tmp_path: Path) -> None
     assert [v.number for v in insp.versions] == [5, 6, 7]  # numbered as seen (from 1), all the same
     assert insp.released == 4
     assert insp.current.verdict == "growth"
+
+
+def test_a_new_version_counts_the_claims_of_its_changed_entries_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "pad.json"
+    entries = [
+        {"kind": "note", "id": f"n-{i}", "text": f"Step {i} done. The cache is in /tmp/c{i}."}
+        for i in range(40)
+    ]
+    write(path, entries)
+    insp = Inspection(str(path))
+    first = read_once(str(path))
+    assert first.snapshot is not None
+    insp.observe(first.snapshot)
+    counted: list[str] = []
+
+    def count_claims(text: str) -> int:
+        counted.append(text)
+        return claims.count_claims(text)
+
+    monkeypatch.setattr(audit_module, "count_claims", count_claims)
+    entries[7] = {**entries[7], "text": "Step 7 redone. It must not touch /etc."}
+    entries.insert(20, {"kind": "note", "id": "n-new", "text": "Found one. And another."})
+    write(path, entries)
+    reading = read_once(str(path), insp.current.pad_file)
+    assert reading.snapshot is not None and insp.observe(reading.snapshot) is not None
+    assert counted == [entries[7]["text"], entries[20]["text"]]
+    # ... and its figures are those of the pad counted afresh
+    alone = parse(str(path), path.read_bytes()).pad
+    assert insp.current.claims == claims.pad_claims(alone.entries)
+    assert insp.current.tokens == sum(insp.counter.count_many(e.text for e in alone.entries))

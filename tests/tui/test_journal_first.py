@@ -5,15 +5,23 @@ alarms can be acknowledged (the acknowledgement is journaled, and ``history`` kn
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import OptionList, Static
 
 from padtui.cli import main
 from padtui.core import store
+from padtui.core.journal import Journal
+from padtui.tui.app import make_app
 from padtui.tui.inspector import RECENT_VERSIONS
 from padtui.tui.screens import AlarmsScreen, HistoryScreen
+from padtui.tui.widgets import EntryPane
+from tests.tui import conftest
 from tests.tui.conftest import SAMPLES, copy_sample, inspector, write_atomic
 from tests.tui.test_fleet import fleet
 
@@ -197,3 +205,46 @@ async def test_o_in_the_history_reads_the_older_versions_from_the_journal(
         assert "from the pad's first version" in said()
         assert screen.query_one("#versions", OptionList).option_count == last
         assert not screen.check_action("older", ())  # (nothing older: o is off the footer)
+
+
+async def test_the_first_version_is_on_screen_before_the_journal_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    store.read(str(pad), journal=True)  # v1
+    journal_of(pad).append(b"{not a pad", "json", "seen")  # v2: journaled, not parsed
+    grown = [*json.loads(pad.read_text("utf-8")), {"kind": "note", "id": "n-new", "text": "A."}]
+    write_atomic(pad, json.dumps(grown, indent=2))  # on disk, not journaled: v3 once it is
+    appending, release = threading.Event(), threading.Event()
+    append = Journal.append
+
+    def slow_append(self: Journal, *args: Any, **kwargs: Any) -> int:
+        appending.set()
+        assert release.wait(conftest.WAIT)
+        return append(self, *args, **kwargs)
+
+    monkeypatch.setattr(Journal, "append", slow_append)
+    app = make_app(str(pad), clock=conftest.fixed_clock)
+    async with app.run_test(size=conftest.SIZE) as pilot:
+        pane = app.screen.query_one("#rewritable", EntryPane)
+
+        async def until(condition: Callable[[], object], what: str) -> None:
+            deadline = time.monotonic() + conftest.WAIT
+            while not condition():
+                assert time.monotonic() < deadline, f"timed out waiting for {what}"
+                await pilot.pause(0.005)
+
+        await until(lambda: appending.is_set() and pane.option_count, "the pad on screen")
+        await pilot.pause()
+        drawn = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "n-new" in drawn  # (the frame: the screen is not held up by the append)
+        assert not app.ready.is_set()  # (the append still waits)
+        assert [v.n for v in journal_of(pad).versions()] == [1, 2]
+        release.set()
+        await until(app.ready.is_set, "the journal's append")
+        await pilot.pause()
+        # numbered as the journal numbers it (not the v2 that follows v1 on screen)
+        assert [v.number for v in app.inspection.versions] == [1, 3]
+        topbar = app.screen.query_one("#topbar", Static).content
+        assert "v3" in str(topbar)
+    assert [v.n for v in journal_of(pad).versions()] == [1, 2, 3]

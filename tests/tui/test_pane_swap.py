@@ -1,0 +1,110 @@
+"""A new version swaps only the rows of the entries it changed: the others keep their rows
+(already wrapped and measured), and the pane's map of lines is the one a fresh layout makes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from padtui.tui import widgets
+from padtui.tui.widgets import EntryPane
+from tests.tui.conftest import Harness, inspector, write_atomic
+
+
+def notes(n: int) -> list[dict[str, object]]:
+    return [
+        {"kind": "note", "id": f"n-{i}", "text": f"note {i}: the build cache lives in /tmp/c{i}"}
+        for i in range(n)
+    ]
+
+
+def save(path: Path, entries: list[dict[str, object]]) -> None:
+    write_atomic(path, json.dumps({"budget_tokens": 100_000, "entries": entries}, indent=2))
+
+
+def pad_of_notes(tmp_path: Path, n: int) -> tuple[Path, list[dict[str, object]]]:
+    pad = tmp_path / "pads" / "pad.json"
+    pad.parent.mkdir()
+    entries = notes(n)
+    save(pad, entries)
+    return pad, entries
+
+
+def lines_as_laid_out_afresh(pane: EntryPane) -> list[tuple[int, int]]:
+    kept = list(pane._line_cache.lines)
+    pane._line_cache.clear()
+    while pane.laid_out < pane.option_count:  # (a step at a time: see LAYOUT_STEP)
+        pane._laying_out = False
+        pane._update_lines()
+    fresh = list(pane._line_cache.lines)
+    assert fresh  # (laid out: the pane is on screen)
+    return kept if kept == fresh else [*kept, ("differs from", fresh)]  # type: ignore[list-item]
+
+
+async def new_version(h: Harness, path: Path, entries: list[dict[str, object]]) -> None:
+    number = h.app.inspection.current.number + 1
+    save(path, entries)
+    await h.until(lambda: h.app.inspection.current.number == number, f"version {number}")
+    await h.pilot.pause()
+
+
+async def test_a_write_that_changes_one_entry_swaps_that_row_alone(tmp_path: Path) -> None:
+    pad, entries = pad_of_notes(tmp_path, 60)
+    async with inspector(pad) as h:
+        pane = h.pane("rewritable")
+        before = list(pane.options)
+        entries[30] = {**entries[30], "text": "note 30: the cache moved to /var/cache/c30"}
+        await new_version(h, pad, entries)
+        after = list(pane.options)
+        assert pane.swapped == 1
+        assert [i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a is not b] == [30]
+        assert "/var/cache/c30" in h.row("rewritable", "n-30")
+        assert pane.highlighted == 30  # (the pane goes to what changed)
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+
+
+async def test_rows_taller_added_and_removed_keep_the_map_of_lines_whole(tmp_path: Path) -> None:
+    pad, entries = pad_of_notes(tmp_path, 40)
+    async with inspector(pad) as h:
+        pane = h.pane("rewritable")
+        # taller: the rows after it move down
+        entries[5] = {**entries[5], "text": "line one\nline two\nline three\n" + "word " * 80}
+        await new_version(h, pad, entries)
+        assert pane.swapped == 1
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+        # one added in the middle, then one removed: the rows after it change their places
+        entries.insert(20, {"kind": "note", "id": "n-added", "text": "added"})
+        await new_version(h, pad, entries)
+        assert pane.swapped == 1
+        assert h.labels("rewritable")[19:22] == ["n-19", "n-added", "n-20"]
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+        kept = list(pane.options)
+        del entries[10]
+        await new_version(h, pad, entries)
+        assert pane.swapped == 0  # (nothing new: a row taken out)
+        assert list(pane.options) == kept[:10] + kept[11:]
+        assert "n-10" not in h.labels("rewritable")
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+        assert [pane._option_to_index[o] for o in pane.options] == list(range(len(kept) - 1))
+        # what is drawn is the new version's: the cursor on the row after the one removed
+        assert pane.selected_row is not None and pane.selected_row.entry.label == "n-11"
+        await h.pilot.pause()
+        assert "note 11:" in h.screen_text() and "note 10:" not in h.screen_text()
+
+
+async def test_a_long_pane_is_laid_out_a_step_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(widgets, "LAYOUT_STEP", 10)
+    pad, _entries = pad_of_notes(tmp_path, 60)
+    async with inspector(pad) as h:
+        pane = h.pane("rewritable")
+        await h.until(lambda: pane.laid_out == pane.option_count == 60, "the rows laid out")
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+        pane.show(list(reversed(pane.rows)))  # (every row in a new place)
+        assert pane.laid_out == 10  # the first step now: the pane is drawn meanwhile
+        await h.until(lambda: pane.laid_out == 60, "the rest laid out")
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+        assert pane.virtual_size.height == len(pane._line_cache.lines)
