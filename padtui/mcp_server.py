@@ -416,26 +416,29 @@ def build_server(roots: Sequence[str]) -> MCPServer:
     return server
 
 
+def _reading(read: Callable[[str], str], real: str) -> Callable[[], str]:
+    """A resource's reader: what ``read`` says of the pad ``real`` (a resource takes none)."""
+
+    def resource() -> str:
+        return read(real)
+
+    return resource
+
+
 def _pad_resources(server: MCPServer, guard: Guard, n: int, real: str) -> None:
     name = one_line(os.path.basename(real), 80)
 
-    @server.resource(
-        f"padtui://pads/{n}/sealed",
-        name=f"{name} sealed",
-        description=f"The sealed entries of {one_line(real, 200)}",
-        mime_type="application/json",
-    )
-    def sealed() -> str:
-        return guard.sealed(real)
-
-    @server.resource(
-        f"padtui://pads/{n}/findings",
-        name=f"{name} findings",
-        description=f"The audit of the latest journaled rewrite of {one_line(real, 200)}",
-        mime_type="application/json",
-    )
-    def findings() -> str:
-        return guard.findings(real)
+    where = one_line(real, 200)
+    for part, read, what in (
+        ("sealed", guard.sealed, f"The sealed entries of {where}"),
+        ("findings", guard.findings, f"The audit of the latest journaled rewrite of {where}"),
+    ):
+        server.resource(
+            f"padtui://pads/{n}/{part}",
+            name=f"{name} {part}",
+            description=what,
+            mime_type="application/json",
+        )(_reading(read, real))
 
 
 def serve(roots: Sequence[str]) -> None:

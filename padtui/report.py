@@ -5,8 +5,8 @@ Every piece of pad text goes through ``one_line`` (controls stripped) before it 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from padtui.core import letta
 from padtui.core.compaction import Plan, RuleAtRisk, kind_words
@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # (the audit is not imported by `padtui check`, which only pl
 
 GAUGE_WIDTH = 40
 MAX_LISTED = 20
+T = TypeVar("T")
 
 
 def gauge(sealed: int, rewritable: int, budget: int, width: int = GAUGE_WIDTH) -> str:
@@ -119,16 +120,23 @@ def rules_lines(rules: Sequence[RuleAtRisk]) -> list[str]:
         f"rules at risk: {len(rules)} in unsealed entries, a pass may drop them"
         + (f"; this one drops {dropped} (✗):" if dropped else "; this one drops none:")
     ]
-    shown = sorted(rules, key=lambda r: not r.dropped)[:MAX_LISTED]
-    width = max(len(one_line(r.entry.label, 24)) for r in shown)
-    for r in shown:
-        where = f"{one_line(r.where, 28)}: " if r.where else ""
-        lines.append(
+    order = sorted(rules, key=lambda r: not r.dropped)
+    width = max(len(one_line(r.entry.label, 24)) for r in order[:MAX_LISTED])
+    return lines + _listed(
+        order,
+        lambda r: (
             f"  {'✗' if r.dropped else ' '} {one_line(r.entry.label, 24):<{width}}  "
-            f"{r.kind:<13} {where}{one_line(r.text, 80)}"
-        )
-    if len(rules) > MAX_LISTED:
-        lines.append(f"  … and {len(rules) - MAX_LISTED} more (--json lists them all)")
+            f"{r.kind:<13} {f'{one_line(r.where, 28)}: ' if r.where else ''}"
+            f"{one_line(r.text, 80)}"
+        ),
+    )
+
+
+def _listed(items: Sequence[T], line: Callable[[T], str]) -> list[str]:
+    """A line each for the first ``MAX_LISTED`` items, and how many more there are."""
+    lines = [line(item) for item in items[:MAX_LISTED]]
+    if len(items) > MAX_LISTED:
+        lines.append(f"  … and {len(items) - MAX_LISTED} more (--json lists them all)")
     return lines
 
 
@@ -138,18 +146,17 @@ def limits_lines(blocks: list[letta.BlockLimit]) -> list[str]:
     lines = ["Letta memory blocks (read-only: padtui does not write .af files):"]
     if not blocks:
         return [*lines, "  (none)"]
-    shown = blocks[:MAX_LISTED]
-    width = max(len(one_line(b.id, 24)) for b in shown)
-    for b in shown:
+    width = max(len(one_line(b.id, 24)) for b in blocks[:MAX_LISTED])
+
+    def line(b: letta.BlockLimit) -> str:
         limit = f"{b.chars:>6} / {b.limit if b.limit is not None else '-':>6} chars"
         over = "  ⚠ over its limit" if b.over else ""
-        lines.append(
+        return (
             f"  - {one_line(b.id, 24):<{width}}  {one_line(b.kind, 16):<13} "
             f"{'sealed' if b.sealed else '':<6} {limit} {b.tokens:>6} tok{over}"
         )
-    if len(blocks) > MAX_LISTED:
-        lines.append(f"  … and {len(blocks) - MAX_LISTED} more (--json lists them all)")
-    return lines
+
+    return lines + _listed(blocks, line)
 
 
 def _claims_line(plan: Plan) -> str:

@@ -804,20 +804,12 @@ def wording_kind(text: str) -> str | None:
     failed = _NEGATIVE_FACT.search(main) or _NEGATIVE_FACT_CJK.search(main)
     if failed and (not _PROHIBIT_STRONG.search(plain) or re.search(r"\bfail", plain, _I)):
         return "negative_fact"
-    if (
-        _PROHIBIT_STRONG.search(plain)
-        or _PROHIBIT_MEDIUM.search(plain)
-        or _PROHIBIT_CJK.search(plain)
-        or _PROHIBIT_CJK_MEDIUM.search(plain)
-        or _starts_with_no(plain)
-    ):
+    prohibits = (_PROHIBIT_STRONG, _PROHIBIT_MEDIUM, _PROHIBIT_CJK, _PROHIBIT_CJK_MEDIUM)
+    if any(p.search(plain) for p in prohibits) or _starts_with_no(plain):
         return "prohibition"
-    if (
-        _OBLIGE_STRONG.search(plain)
-        or _OBLIGE_MEDIUM.search(plain)
-        or _OBLIGE_CJK.search(plain)
-        or _OBLIGE_CJK_MEDIUM.search(plain)
-        or re.match(r"\s*(?:IMPORTANT|CRITICAL|NOTE|MUST|NEVER|ALWAYS)\b", text)
+    obliges = (_OBLIGE_STRONG, _OBLIGE_MEDIUM, _OBLIGE_CJK, _OBLIGE_CJK_MEDIUM)
+    if any(p.search(plain) for p in obliges) or re.match(
+        r"\s*(?:IMPORTANT|CRITICAL|NOTE|MUST|NEVER|ALWAYS)\b", text
     ):
         if _RESTRICT.search(plain) and re.search(r"\b(?:only|exclusively|solely)\b", plain, _I):
             return "restriction"
