@@ -163,6 +163,7 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
             self.inspector.watch_armed.set()
             self.armed.set()
             self.inspection.status = "live"
+            self.inspector.refresh_view()  # (the top bar says "live" from now on)
             self._say()
             while True:
                 try:

@@ -144,6 +144,8 @@ async def test_a_compaction_appended_while_watching_raises_the_alarm(session: Se
         assert [v.verdict for v in insp.versions] == ["initial", "compaction"]
         assert insp.alarms == []
         assert "every rule carried" in w.narration()
+        topbar = plain(w.app.inspector.query_one("#topbar").content)  # type: ignore[attr-defined]
+        assert "● live" in topbar and "not watching" not in topbar  # (it follows the file)
         before = session.transcript.read_bytes()
         session.user("and the refund endpoint")
         session.compact(DROPPED)
