@@ -13,28 +13,10 @@ from typing import Any
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-PAD = {
-    "budget_tokens": 90,
-    "entries": [
-        {
-            "kind": "constraint",
-            "text": "Never retry a write after a 5xx.",
-            "id": "c1",
-            "sealed": True,
-        },
-        {
-            "kind": "plan",
-            "text": "Read the ticket, then draft a fix for the flaky test.",
-            "id": "p1",
-        },
-        {
-            "kind": "note",
-            "text": "A long note that rambles on about many other things, " * 6,
-            "id": "n1",
-        },
-        {"kind": "negative_fact", "text": "The staging DB was tried; it failed.", "id": "nf1"},
-    ],
-}
+from tests.cli.test_write_commands import PAD as WRITE_PAD
+
+# the write commands' pad, without its unknown field (what the tools report of it is exact)
+PAD = {key: value for key, value in WRITE_PAD.items() if key != "x-owner"}
 
 
 def make_pad(folder: Path, name: str = "pad.json", sealed_nf1: bool = True) -> Path:
