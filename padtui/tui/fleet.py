@@ -49,15 +49,12 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 
 from padtui.core import store
-from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import format_for_name, suffixes
 from padtui.core.inspection import (
     OWN,
     Alarm,
     Inspection,
     Observed,
-    digest,
-    journal_seen,
     utc_now,
 )
 from padtui.core.rules import RuleMap
@@ -72,6 +69,7 @@ from padtui.tui.inspector import (
     open_journal,
     prepare,
     settle_memory,
+    take,
 )
 from padtui.tui.keys import help_and_quit
 from padtui.tui.screens import FLEET_HELP, HelpScreen
@@ -704,31 +702,15 @@ class FleetApp(PadtuiApp):
 
     def _observe(self, pad: FleetPad, reading: Reading) -> Observed | None:
         insp = pad.inspection
-        if reading.state == "deleted":
-            insp.deleted()
-        elif reading.state == "unreadable":
-            insp.unreadable(reading.detail)
-        elif reading.snapshot is not None:
-            if not pad.opened:
-                pad.opened = True
-                pad.journal_error = open_journal(
-                    insp, self.use_journal, min(FLEET_RECENT, self.keep_versions)
-                )
-            number, origin = None, None
-            if self.use_journal and (
-                not insp.versions or insp.current.digest != digest(reading.snapshot.data)
-            ):
-                try:
-                    number, origin = journal_seen(reading.snapshot, True)
-                    pad.journal_error = None
-                except (OSError, PadError) as exc:
-                    pad.journal_error = str(exc)
-            try:
-                return insp.observe(reading.snapshot, origin=origin, number=number)
-            except EncodingUnavailable as exc:  # the file names an encoding not here
-                insp.unreadable(str(exc))
-                return None
-        return None
+        if reading.snapshot is not None and not pad.opened:  # (its first version read)
+            pad.opened = True
+            pad.journal_error = open_journal(
+                insp, self.use_journal, min(FLEET_RECENT, self.keep_versions)
+            )
+        prepared = prepare(insp, reading, self.use_journal)
+        if prepared.examined is not None and self.use_journal:
+            pad.journal_error = prepared.journal_error  # (the last append's, failed or not)
+        return take(insp, prepared)
 
     def _show(
         self, results: Sequence[tuple[FleetPad, Reading, Observed | None, Prepared | None]]

@@ -45,7 +45,6 @@ from padtui.core.inspection import (
     Inspection,
     Observed,
     Version,
-    digest,
     journal_seen,
 )
 from padtui.core.model import Pad
@@ -150,20 +149,19 @@ class Prepared:
 
 
 def prepare(insp: Inspection, reading: Reading, journal: store.JournalArg) -> Prepared:
-    """(a worker thread) Journal a new version first, then examine it against the version
-    taken in last; padtui's own failure is the pad's state, never the view's crash."""
+    """(a worker thread) Examine a new version against the version taken in last, and
+    journal it; padtui's own failure is the pad's state, never the view's crash."""
     snapshot = reading.snapshot
     if reading.state != "version" or snapshot is None:
         return Prepared(reading=reading)
     try:
-        is_new = not insp.versions or insp.current.digest != digest(snapshot.data)
+        examined = insp.examine(snapshot)  # (None: the version taken in last, read again)
         number, origin, problem = None, None, None
-        if is_new and journal is not False:
+        if examined is not None and journal is not False:
             try:
                 number, origin = journal_seen(snapshot, journal)
             except (OSError, PadError) as exc:
                 problem = str(exc)
-        examined = insp.examine(snapshot) if is_new else None
     except EncodingUnavailable as exc:  # the file names an encoding not here
         return Prepared(reading=reading, failed=str(exc))
     except Exception as exc:  # (see failure)
@@ -171,6 +169,25 @@ def prepare(insp: Inspection, reading: Reading, journal: store.JournalArg) -> Pr
     return Prepared(
         reading=reading, examined=examined, number=number, origin=origin, journal_error=problem
     )
+
+
+def take(insp: Inspection, prepared: Prepared) -> Observed | None:
+    """Take a prepared reading in (the cheap half, where the inspection is shown): a new
+    version, or the file's state (unreadable, deleted) with the last good version kept."""
+    reading = prepared.reading
+    if prepared.failed is not None:
+        insp.unreadable(prepared.failed)
+    elif reading.state == "deleted":
+        insp.deleted()
+    elif reading.state == "unreadable":
+        insp.unreadable(reading.detail)
+    elif prepared.examined is None:
+        insp.status, insp.status_detail = "live", ""  # (the version on screen, read again)
+    else:
+        return insp.take_in(
+            prepared.examined, now=prepared.seen_at, origin=prepared.origin, number=prepared.number
+        )
+    return None
 
 
 class InspectorScreen(Screen[None]):
@@ -467,28 +484,13 @@ class InspectorScreen(Screen[None]):
 
     def _take(self, prepared: Prepared) -> None:
         insp = self.inspection
-        reading = prepared.reading
         if prepared.journal_error is not None:
             self.notify(f"journal not written: {prepared.journal_error}", severity="warning")
-        if prepared.failed is not None:
-            insp.unreadable(prepared.failed)
-        elif reading.state == "deleted":
-            insp.deleted()
-        elif reading.state == "unreadable":
-            insp.unreadable(reading.detail)
-        elif prepared.examined is None:
-            insp.status, insp.status_detail = "live", ""  # (the version on screen, read again)
-        else:
-            observed = insp.take_in(
-                prepared.examined,
-                now=prepared.seen_at,
-                origin=prepared.origin,
-                number=prepared.number,
-            )
-            if observed is not None:
-                self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)
-                self._announce(observed)
-                self.call_after_refresh(settle_memory)
+        observed = take(insp, prepared)
+        if observed is not None:
+            self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)
+            self._announce(observed)
+            self.call_after_refresh(settle_memory)
 
     def _announce(self, observed: Observed) -> None:
         if observed.trial_invalidated:
