@@ -366,15 +366,16 @@ class Inspection:
                 taken += 1
         return taken
 
-    def earlier(self, journal: Journal, count: int) -> list[Version]:
+    def earlier(self, journal: Journal, count: int, oldest: int | None = None) -> list[Version]:
         """The history before what was taken in on opening: up to ``count`` journaled
-        versions older than the oldest one here, each audited against the one before it,
-        followed by that oldest one audited against the last of them (taken in on opening,
-        it had nothing to be audited against). Changes nothing here; empty when the journal
-        holds nothing older."""
-        if not self.versions:
-            return []
-        oldest = self.versions[0].number
+        versions older than version ``oldest`` (by default the oldest one here), each
+        audited against the one before it, followed by version ``oldest`` audited against
+        the last of them (taken in on opening, it had nothing to be audited against).
+        Changes nothing here; empty when the journal holds nothing older."""
+        if oldest is None:
+            if not self.versions:
+                return []
+            oldest = self.versions[0].number
         listed = [v for v in journal.versions() if v.parsed and v.n <= oldest]
         if len(listed) < 2 or listed[-1].n != oldest:
             return []

@@ -19,7 +19,7 @@ import gc
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import ClassVar
@@ -1017,8 +1017,7 @@ class InspectorScreen(Screen[None]):
             j = store.journal_of(insp.path, journal)
             if j is None or not os.path.exists(j.path):
                 return []
-            past = replace(insp, versions=listed, alarms=[], trial=None)
-            return past.earlier(j, HISTORY_STEP)
+            return insp.earlier(j, HISTORY_STEP, oldest=listed[0].number) if listed else []
 
         return older
 
