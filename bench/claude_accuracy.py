@@ -76,13 +76,14 @@ def cases(root: Path) -> list[tuple[str, Path]]:
 def judge_case(kind: str, folder: Path) -> Outcome:
     from padtui.claude.hooks import Event, rules_in_force
     from padtui.claude.memory import read_memory
-    from padtui.core.guard import judge
+    from padtui.core.guard import judgement
 
     label = json.loads((folder / "expect.json").read_text(encoding="utf-8"))
     summary = (folder / "summary.txt").read_text(encoding="utf-8")
     event = Event("bench", str(folder / "transcript.jsonl"), str(folder), {})
     rules, _ = rules_in_force(event, [])
-    verdict = judge(rules, summary, read_memory(str(folder), event.transcript_path, []))
+    memory_now = read_memory(str(folder), event.transcript_path, [])
+    verdict = judgement(rules, summary, memory_now).verdict
     lost_rules = [str(r) for r in label.get("lost_rules", [])]
     flagged = [r.text for r in verdict.lost]
     found = sum(1 for lost in lost_rules if any(_part_of(f, lost) for f in flagged))

@@ -34,6 +34,9 @@ class Step:
 
 @dataclass(frozen=True)
 class Scenario:
+    """A scripted agent's run: its first pad, then its steps (``teaches``: what the demo
+    shows with it)."""
+
     name: str
     title: str
     teaches: str

@@ -27,6 +27,10 @@ from padtui.report import audit_lines
 FAILING = ("corruption", "unreadable")
 
 
+# what a change says of itself in --json (its blob ids are left out)
+_CHANGE_KEYS = ("path", "name", "old_name", "commit", "parent", "subject", "change")
+
+
 @dataclass
 class Result:
     change: git.Change
@@ -36,16 +40,7 @@ class Result:
     note: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        c = self.change
-        out: dict[str, Any] = {
-            "path": c.path,
-            "name": c.name,
-            "old_name": c.old_name,
-            "commit": c.commit,
-            "parent": c.parent,
-            "subject": c.subject,
-            "change": c.change,
-        }
+        out: dict[str, Any] = {key: getattr(self.change, key) for key in _CHANGE_KEYS}
         if self.audit is not None:
             out.update(self.audit.as_json())
         else:

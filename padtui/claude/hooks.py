@@ -15,7 +15,7 @@ from typing import Any
 
 from padtui.claude import files, memory
 from padtui.core import transcript
-from padtui.core.guard import Judgement, RuleInForce, conversation_rules, judge
+from padtui.core.guard import Judgement, RuleInForce, conversation_rules, judgement
 
 MAX_BLOCK_RULES = 30  # a /compact instruction longer than this is not one to paste
 
@@ -32,6 +32,8 @@ class Said:
 
 @dataclass(frozen=True)
 class Event:
+    """What Claude Code sends a hook on its standard input (``raw``: all of it)."""
+
     session_id: str
     transcript_path: str
     cwd: str
@@ -227,7 +229,7 @@ def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Judgement, int
         rules, before = rules_in_force(event, notes, summary)
     # what Claude Code loads again after a compaction: not what it loaded on demand
     memory_now = memory.read_memory(event.cwd, event.transcript_path, [])
-    return judge(rules, summary, memory_now), before
+    return judgement(rules, summary, memory_now).verdict, before
 
 
 def notice(v: Judgement) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from padtui.cli.outcome import FOUND, OK, Outcome, UsageError
 from padtui.cli.parser import rule_map
@@ -36,6 +36,17 @@ def _shell(path: str) -> str:
     return shell_word("./" + path if path.startswith("-") else path)
 
 
+def _settings(args: argparse.Namespace) -> dict[str, Any]:
+    """What the inspector and the fleet are both opened with."""
+    return {
+        "budget": args.budget,
+        "policy": args.policy,
+        "encoding": args.encoding,
+        "use_journal": not args.no_journal,
+        "rule_map": rule_map(args),
+    }
+
+
 def watch(args: argparse.Namespace) -> Outcome:
     """The live inspector."""
     from padtui.core.formats import format_of, read_bytes
@@ -51,16 +62,7 @@ def watch(args: argparse.Namespace) -> Outcome:
     counter_for(args.encoding)  # an unavailable encoding too
     from padtui.tui.app import make_app
 
-    app = make_app(
-        args.path,
-        budget=args.budget,
-        policy=args.policy,
-        encoding=args.encoding,
-        journal=args.journal,
-        use_journal=not args.no_journal,
-        fmt=args.format,
-        rule_map=rule_map(args),
-    )
+    app = make_app(args.path, journal=args.journal, fmt=args.format, **_settings(args))
     app.run()
     return Outcome(app.return_code or OK)
 
@@ -85,14 +87,7 @@ def _fleet(args: argparse.Namespace) -> Outcome:
     counter_for(args.encoding)  # an unavailable encoding: exit 2 now, not inside the app
     from padtui.tui.fleet import FleetApp
 
-    app = FleetApp(
-        args.path,
-        budget=args.budget,
-        policy=args.policy,
-        encoding=args.encoding,
-        use_journal=not args.no_journal,
-        rule_map=rule_map(args),
-    )
+    app = FleetApp(args.path, **_settings(args))
     app.run()
     return Outcome(app.return_code or OK)
 

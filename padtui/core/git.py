@@ -37,13 +37,13 @@ class Change:
 
     path: str
     name: str  # the pad's name in the repository at this change (a rename changes it)
-    old_name: str | None  # its name before a rename
-    commit: str | None  # None: the staged version
-    parent: str | None
-    subject: str | None
+    old_name: str | None = None  # its name before a rename
+    commit: str | None = None  # None: the staged version
+    parent: str | None = None
+    subject: str | None = None
     change: str  # added | modified | deleted | renamed | unchanged | unknown (shallow)
-    before: str | None
-    after: str | None
+    before: str | None = None
+    after: str | None = None
     not_a_file: str | None = None
     shallow: bool = False  # the first commit of a shallow clone: the version before is not here
 
@@ -247,17 +247,7 @@ def staged(path: str) -> Change:
         return got[0]
     if not _run(path, ["ls-files", "-z", "--", name]):
         raise PadError(path, "not tracked by git: nothing staged and not in HEAD (`git add` it)")
-    return Change(
-        path=path,
-        name=name,
-        old_name=None,
-        commit=None,
-        parent=None,
-        subject=None,
-        change="unchanged",
-        before=None,
-        after=None,
-    )
+    return Change(path=path, name=name, change="unchanged")
 
 
 def _staged_rename(path: str) -> Change | None:

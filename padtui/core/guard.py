@@ -155,7 +155,7 @@ def conversation_rules(
     for c in done[len(earlier) :]:
         rules += _said(t, start, c.line)
         if c.summary.strip():
-            rules = list(judge(rules, c.summary).carried)
+            rules = list(judgement(rules, c.summary).verdict.carried)
         start = c.summary_line or c.line
     return rules + _said(t, start, end)
 
@@ -196,19 +196,6 @@ def judgement(
     after = Pad.of(entries)
     result = audit(before, after, counter or _Cheap())
     return SummaryAudit(before, after, result, _verdict(rules, result))
-
-
-def judge(
-    rules: Sequence[RuleInForce],
-    summary: str,
-    memory_now: Sequence[tuple[str, str]] = (),
-    counter: TokenCounter | None = None,
-) -> Judgement:
-    """Each rule carried, weakened or dropped by a summary (plus the memory files as they are
-    now, ``(name, text)``)."""
-    if not rules:
-        return Judgement(Verdict.COMPACTION, (), (), ())
-    return judgement(rules, summary, memory_now, counter).verdict
 
 
 def _verdict(rules: Sequence[RuleInForce], result: Audit) -> Judgement:

@@ -34,6 +34,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -478,13 +479,17 @@ class FleetApp(PadtuiApp):
         super().__init__()
         self.folder = folder
         self.place = clean(os.path.abspath(folder))  # the folder, as the top bar names it
-        self.budget = budget
-        self.policy = policy
-        self.encoding = encoding
         self.use_journal = use_journal
-        self.keep_versions = keep_versions
-        self.clock = clock
-        self.rule_map = rule_map
+        # each pad's inspection, with the settings the fleet was opened with
+        self.inspection_for = partial(
+            Inspection,
+            policy=policy,
+            budget_override=budget,
+            encoding=encoding,
+            keep_versions=keep_versions,
+            clock=clock,
+            rule_map=rule_map,
+        )
         self.pads: dict[str, FleetPad] = {}
         self.open: FleetPad | None = None
         self.inspector: InspectorScreen | None = None  # the open pad's
@@ -660,16 +665,7 @@ class FleetApp(PadtuiApp):
 
     def _new_pad(self, name: str) -> FleetPad:
         path = os.path.join(self.folder, name)
-        insp = Inspection(
-            path,
-            policy=self.policy,
-            budget_override=self.budget,
-            encoding=self.encoding,
-            keep_versions=self.keep_versions,
-            clock=self.clock,
-            rule_map=self.rule_map,
-        )
-        return FleetPad(name, path, insp)
+        return FleetPad(name, path, self.inspection_for(path))
 
     async def _read(
         self, pad: FleetPad
@@ -705,7 +701,7 @@ class FleetApp(PadtuiApp):
         if reading.snapshot is not None and not pad.opened:  # (its first version read)
             pad.opened = True
             pad.journal_error = open_journal(
-                insp, self.use_journal, min(FLEET_RECENT, self.keep_versions)
+                insp, self.use_journal, min(FLEET_RECENT, insp.keep_versions or FLEET_RECENT)
             )
         prepared = prepare(insp, reading, self.use_journal)
         if prepared.examined is not None and self.use_journal:

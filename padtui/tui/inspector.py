@@ -27,7 +27,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.command import CommandPalette
 from textual.containers import Horizontal
 from textual.message import Message
@@ -53,7 +53,7 @@ from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled, watch_pad
 from padtui.tui.concept import ConceptScreen
-from padtui.tui.keys import help_and_quit
+from padtui.tui.keys import help_and_quit, key
 from padtui.tui.screens import (
     AlarmsScreen,
     BudgetScreen,
@@ -197,87 +197,30 @@ class InspectorScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # help and quit first: the footer shows as many keys as the terminal is wide
         *help_and_quit("", "Keys and what the panes mean"),
-        Binding(
-            "t", "trial", "Trial", id="trial", tooltip="Trial a compaction of the current version"
-        ),
-        Binding(
-            "n", "step_next", "Next drop", id="step.next", tooltip="Step the trial one drop forward"
-        ),
-        Binding(
-            "p", "step_prev", "Prev drop", id="step.prev", tooltip="Step the trial one drop back"
-        ),
-        Binding(
+        key("t", "trial", "Trial", "Trial a compaction of the current version"),
+        key("n", "step_next", "Next drop", "Step the trial one drop forward"),
+        key("p", "step_prev", "Prev drop", "Step the trial one drop back"),
+        key(
             "escape",
             "leave_trial",
             "Leave trial",
+            "Leave the trial; nothing is written",
             id="trial.leave",
             show=False,
-            tooltip="Leave the trial; nothing is written",
         ),
-        Binding(
-            "escape",
-            "back",
-            "Back",
-            id="back",
-            tooltip="Back to where the pad was opened from (the fleet)",
+        key("escape", "back", "Back", "Back to where the pad was opened from (the fleet)"),
+        key("c", "commit", "Commit", "Commit the trial (shows the diff first)"),
+        key(
+            "x", "externalize", "Externalize", "Seal this constraint, negative fact or loss record"
         ),
-        Binding(
-            "c", "commit", "Commit", id="commit", tooltip="Commit the trial (shows the diff first)"
-        ),
-        Binding(
-            "x",
-            "externalize",
-            "Externalize",
-            id="externalize",
-            tooltip="Seal the selected constraint, negative fact or loss record",
-        ),
-        Binding(
-            "left_square_bracket",
-            "budget_down",
-            "Budget −",
-            id="budget.down",
-            key_display="[",
-            tooltip="Budget down 10 %",
-        ),
-        Binding(
-            "right_square_bracket",
-            "budget_up",
-            "Budget +",
-            id="budget.up",
-            key_display="]",
-            tooltip="Budget up 10 %",
-        ),
-        Binding("b", "budget_set", "Budget", id="budget.set", tooltip="Type a budget"),
-        Binding("s", "switch_policy", "Policy", id="policy", tooltip="Switch policy strict / seed"),
-        Binding(
-            "u",
-            "rules",
-            "Rules at risk",
-            id="rules",
-            show=False,
-            tooltip="Every unsealed rule a pass may drop, those the trial drops first",
-        ),
-        Binding(
-            "h",
-            "history",
-            "History",
-            id="history",
-            tooltip="Versions seen, with the verdict of each rewrite",
-        ),
-        Binding(
-            "a",
-            "alarms",
-            "Alarms",
-            id="alarms",
-            tooltip="Corruption and undeclared loss seen so far",
-        ),
-        Binding(
-            "i",
-            "concept",
-            "Why?",
-            id="concept",
-            tooltip="Compaction or corruption: the concept, with this pad as the example",
-        ),
+        key("left_square_bracket", "budget_down", "Budget −", "Budget down 10 %", key_display="["),
+        key("right_square_bracket", "budget_up", "Budget +", "Budget up 10 %", key_display="]"),
+        key("b", "budget_set", "Budget", "Type a budget"),
+        key("s", "switch_policy", "Policy", "Switch policy strict / seed", id="policy"),
+        key("u", "rules", "Rules at risk", "Rules a pass may drop, the trial's first", show=False),
+        key("h", "history", "History", "Versions seen, with the verdict of each rewrite"),
+        key("a", "alarms", "Alarms", "Corruption and undeclared loss seen so far"),
+        key("i", "concept", "Why?", "Compaction or corruption, with this pad as the example"),
     ]
 
     class Seen(Message):

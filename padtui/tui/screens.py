@@ -21,6 +21,7 @@ from padtui.core.audit import Finding
 from padtui.core.compaction import Plan, RuleAtRisk
 from padtui.core.inspection import Alarm, Version
 from padtui.core.text import clean, one_line
+from padtui.tui.keys import close_and_why
 from padtui.tui.verdicts import verdict_style
 from padtui.tui.widgets import PagedList
 
@@ -211,8 +212,7 @@ class RefusalScreen(ModalScreen[WayOut | None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]  # noqa: RUF012 (as Screen declares it)
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="refusal.close", tooltip="Back to the pad"),
-        Binding("w", "why", "Why?", id="refusal.why", tooltip="What this refusal means"),
+        *close_and_why("refusal", "What this refusal means"),
         Binding(
             "x",
             "externalize",
@@ -326,8 +326,7 @@ class AlarmsScreen(ModalScreen[set[int] | None]):
     dismissed with the versions whose alarm the user acknowledged (``k``), if any."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,a", "close", "Close", id="alarms.close", tooltip="Back to the pad"),
-        Binding("w", "why", "Why?", id="alarms.why", tooltip="What the latest alarm means"),
+        *close_and_why("alarms", "What the latest alarm means", close_keys="escape,a"),
         Binding(
             "k",
             "acknowledge",
@@ -395,11 +394,7 @@ class HistoryScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,h", "close", "Back", id="history.close", tooltip="Back to the pad"),
         Binding(
-            "o",
-            "older",
-            "Older",
-            id="history.older",
-            tooltip="Take in older versions from the journal",
+            "o", "older", "Older", id="history.older", tooltip="Older versions, from the journal"
         ),
     ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from padtui.core.guard import conversation_rules, judge, message_rules
+from padtui.core.guard import conversation_rules, judgement, message_rules
 from padtui.core.transcript import parse
 
 
@@ -89,12 +89,12 @@ def test_judge_carried_weakened_dropped() -> None:
         "## Summary\n- Avoid running `terraform apply` where possible.\n"
         "- Work only in the staging workspace, never prod.\n"
     )
-    v = judge(rules, summary)
+    v = judgement(rules, summary).verdict
     assert v.verdict == "corruption"
     assert [r.id for r, _ in v.weakened] == ["u1.1"]
     assert [r.id for r in v.dropped] == ["u3.1"]
     assert [r.id for r in v.carried] == ["u2.1"]
-    assert judge(rules[1:2], summary).verdict == "compaction"
+    assert judgement(rules[1:2], summary).verdict.verdict == "compaction"
 
 
 def test_rules_carried_through_a_compaction_stay_in_force() -> None:

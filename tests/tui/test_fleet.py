@@ -320,7 +320,7 @@ def test_padtui_dir_opens_the_fleet(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     folder = copy_sample(tmp_path, HEALTHY).parent
     assert main([str(folder), "--budget", "500", "--no-journal"]) == 0
     assert len(ran) == 1 and ran[0].folder == str(folder)
-    assert ran[0].budget == 500 and not ran[0].use_journal
+    assert ran[0].inspection_for("pad.json").budget_override == 500 and not ran[0].use_journal
     assert main([str(folder), "--journal", str(tmp_path / "j.jsonl")]) == 2  # one per pad
 
 
