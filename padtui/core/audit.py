@@ -143,7 +143,7 @@ def audit(
     if _same_content(old, new, matches):
         return _audit(Verdict.UNCHANGED, (), matches, before, after)
     base = rule_map or RuleMap.default()
-    ctx = _Ctx(old, new, matches, base.for_pad(old), base.for_pad(new))
+    ctx = _Rewrite(old, new, matches, base.for_pad(old), base.for_pad(new))
     ctx.count_lost = after.claims < before.claims  # (claims lost matter only if claims fell)
     findings: list[Finding] = []
     for o in old.entries:
@@ -350,7 +350,9 @@ _RECORD_WORDS = frozenset(
 )
 
 
-class _Ctx:
+class _Rewrite:
+    """The two sides of the rewrite being audited, and what the findings look up in them."""
+
     def __init__(
         self,
         old: Pad,
@@ -759,7 +761,7 @@ CAUTION_DROP = 0.05  # a fall of the rules' share by 5 points or more
 
 
 def _pad_findings(
-    ctx: _Ctx, before: _Totals, after: _Totals, counter: TokenCounter
+    ctx: _Rewrite, before: _Totals, after: _Totals, counter: TokenCounter
 ) -> list[Finding]:
     out = []
     if after.claims < before.claims and ctx.lost_claims:
@@ -832,7 +834,7 @@ def _verdict(
     old: Pad,
     matches: dict[int, tuple[int, str]],
     findings: Sequence[Finding],
-    ctx: _Ctx,
+    ctx: _Rewrite,
     before: _Totals,
     after: _Totals,
 ) -> Verdict:

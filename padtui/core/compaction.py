@@ -86,7 +86,7 @@ class Plan:
 
     @property
     def tokens_sealed(self) -> int:
-        return sum(self.costs[e.index] for e in self.source.sealed)
+        return sealed_tokens(self.source, self.costs)
 
     @property
     def tokens_total(self) -> int:
@@ -384,7 +384,17 @@ def plan(
     rules = tuple(find_rules(pad, rule_map, memo)) if find_rules_now else None
     tokens, claims = counting()
     costs = dict(zip((e.index for e in entries), tokens, strict=True))
-    ctx = _Ctx(pad, budget, counter, policy, costs, sum(claims), record_forms(fmt))
+    ctx = _Planning(
+        pad=pad,
+        budget=budget,
+        total=sum(costs.values()),
+        sealed_cost=sealed_tokens(pad, costs),
+        costs=costs,
+        claims=sum(claims),
+        counter=counter,
+        policy=policy,
+        forms=record_forms(fmt),
+    )
     made = _seed(ctx) if policy == Policy.SEED else _strict(ctx, now or datetime.now(UTC))
     claim_counts = dict(zip((e.index for e in entries), claims, strict=True))
     if counter.store is not None and made.loss_record is not None:
@@ -395,6 +405,11 @@ def plan(
     )
 
 
+def sealed_tokens(pad: Pad, costs: Mapping[int, int]) -> int:
+    """The tokens of the pad's sealed region (``costs``: each entry's, by its index)."""
+    return sum(costs[e.index] for e in pad.sealed)
+
+
 def resolve_budget(pad: Pad, budget: int | None) -> int:
     """``--budget`` if given, else the file's ``budget_tokens``, else 4000."""
     if budget is not None:
@@ -402,23 +417,19 @@ def resolve_budget(pad: Pad, budget: int | None) -> int:
     return pad.budget_tokens if pad.budget_tokens is not None else DEFAULT_BUDGET
 
 
-@dataclass(frozen=True)
-class _Ctx:
+@dataclass(frozen=True, kw_only=True)
+class _Planning:
+    """What a pass is planned from: the pad, its budget and each entry's tokens."""
+
     pad: Pad
     budget: int
     counter: TokenCounter
     policy: Policy
     costs: dict[int, int]
+    total: int  # the pad's tokens
+    sealed_cost: int  # its sealed region's
     claims: int
     forms: tuple[str, ...]  # the forms its loss record may take (record_forms)
-
-    @property
-    def sealed_cost(self) -> int:
-        return sum(self.costs[e.index] for e in self.pad.sealed)
-
-    @property
-    def total(self) -> int:
-        return sum(self.costs.values())
 
     def entries(self, indices: Sequence[int]) -> tuple[Entry, ...]:
         return tuple(self.pad.entries[i] for i in indices)
@@ -477,7 +488,7 @@ def _with_message(plan: Plan) -> Plan:
     return replace(plan, message=msg)
 
 
-def _seed(ctx: _Ctx, advise: bool = True) -> Plan:
+def _seed(ctx: _Planning, advise: bool = True) -> Plan:
     pad, budget = ctx.pad, ctx.budget
     if ctx.sealed_cost > budget:
         return _sealed_over(ctx, _fits_at(ctx) if advise else None)
@@ -503,7 +514,7 @@ def _shell_words(pad: Pad, entries: Sequence[Entry]) -> str:
     return " ".join(shell_word(pad.name_of(e)) for e in entries)
 
 
-def _sealed_over(ctx: _Ctx, fits_at: int | None) -> Plan:
+def _sealed_over(ctx: _Planning, fits_at: int | None) -> Plan:
     sealed = ctx.pad.sealed
     if sealed:
         way_out = (
@@ -525,7 +536,7 @@ def _sealed_over(ctx: _Ctx, fits_at: int | None) -> Plan:
     return replace(plan, fits_at=fits_at)
 
 
-def _budget_advice(ctx: _Ctx, fits_at: int | None) -> str:
+def _budget_advice(ctx: _Planning, fits_at: int | None) -> str:
     """The part of a way out that names a budget at which a pass goes through."""
     if fits_at is None:
         return ""
@@ -581,7 +592,7 @@ class _Outcome:
 class _Strict:
     """The strict policy's passes over one pad, for one budget."""
 
-    def __init__(self, ctx: _Ctx, now: datetime) -> None:
+    def __init__(self, ctx: _Planning, now: datetime) -> None:
         self.ctx, self.now = ctx, now
         self.sealed_cost = ctx.sealed_cost
         self.first_fit = _FirstFit(ctx.pad.rewritable, ctx.costs)
@@ -589,7 +600,7 @@ class _Strict:
         self.names: dict[int, str] = {}  # each dropped entry's part of an "each" record
         self.quotes: dict[int, str] = {}  # and its name in a "names" record
 
-    def at(self, ctx: _Ctx) -> _Strict:
+    def at(self, ctx: _Planning) -> _Strict:
         """The same passes for another budget (``ctx``), sharing what does not depend on it."""
         other = copy(self)
         other.ctx = ctx
@@ -674,7 +685,7 @@ class _Strict:
         return got
 
 
-def _strict(ctx: _Ctx, now: datetime, advise: bool = True) -> Plan:
+def _strict(ctx: _Planning, now: datetime, advise: bool = True) -> Plan:
     pad, budget = ctx.pad, ctx.budget
     sealed_cost = ctx.sealed_cost
     if sealed_cost > budget:
@@ -734,7 +745,7 @@ def _strict(ctx: _Ctx, now: datetime, advise: bool = True) -> Plan:
     return replace(plan, record_form=got.form)
 
 
-def _fits_at(ctx: _Ctx, now: datetime | None = None) -> int | None:
+def _fits_at(ctx: _Planning, now: datetime | None = None) -> int | None:
     """A budget at which a pass of the policy goes through, for a pad it refuses at
     ``ctx.budget``: found by bisecting between that budget and the pad's whole cost, where
     nothing is dropped (what is returned was tried, or is that whole cost)."""

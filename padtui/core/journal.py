@@ -130,16 +130,10 @@ class Version:
     raw: str | None = None  # blob hash of the whole file, for a version that did not parse
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "time": self.at,
-            "origin": self.origin,
-            "sha256": self.sha256,
-            "size": self.size,
-            "format": self.format,
-            "readable": self.parsed,
-            "entries": len(self.entries),
-        }
+        out: dict[str, Any] = {"n": self.n, "time": self.at}
+        out.update((key, getattr(self, key)) for key in ("origin", "sha256", "size", "format"))
+        out.update(readable=self.parsed, entries=len(self.entries))
+        return out
 
 
 class Journal:

@@ -197,12 +197,14 @@ def read(
     cheap (see ``formats.parse``). ``fmt`` reads it as that format, whatever its name.
 
     ``quiet`` (seconds; live reads pass ``SETTLE_QUIET``) reads by the settle rule instead:
-    see :func:`read_settled`.
+    see :func:`settling`.
     """
     format_of(path, fmt)  # (an unknown one: PadError now; the format is passed on as chosen,
     # as a --format, which a read-only format's name is not)
     if quiet > 0:
-        snap = read_settled(path, quiet, SETTLE_LIMIT if limit is None else limit, previous, fmt)
+        snap = _settled(
+            settling(path, quiet, SETTLE_LIMIT if limit is None else limit, previous, fmt)
+        )
         n = record(snap, journal)
         return snap if n is None else replace(snap, version=n)
     last: PadError | None = None
@@ -235,15 +237,8 @@ def read(
     raise last
 
 
-def read_settled(
-    path: str,
-    quiet: float = SETTLE_QUIET,
-    limit: float = SETTLE_LIMIT,
-    previous: PadFile | None = None,
-    fmt: str | None = None,
-) -> Snapshot:
-    """Read the pad once it has settled (:func:`settling`), pausing in this thread."""
-    steps = settling(path, quiet, limit, previous, fmt)
+def _settled(steps: Generator[float, None, Snapshot]) -> Snapshot:
+    """The reading :func:`settling` ends with, pausing in this thread as it asks."""
     while True:
         try:
             pause = next(steps)

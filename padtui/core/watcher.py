@@ -5,7 +5,7 @@ Agents often save by writing a temporary file and renaming it over the pad, and 
 file itself goes silent after the first such save. So the pad's *folder* is watched (not
 recursively), events are filtered to the pad's paths, and the file is re-read on any of them.
 
-Every reading is taken by the settle rule (``store.read_settled``): a file still being written
+Every reading is taken by the settle rule (``store.settling``): a file still being written
 is never taken for a version, even a JSON Lines or Markdown prefix that would parse.
 
 The watch follows the pad wherever its name leads: the folders watched are those of the pad's

@@ -1,5 +1,5 @@
-"""The settle rule of live reads (``store.read_settled``): a version is taken only once every
-look at the file over the settle interval found the same file with the same bytes. Each
+"""The settle rule of live reads (``store.read`` with ``quiet``): a version is taken only once
+every look at the file over the settle interval found the same file with the same bytes. Each
 writer here acts between two looks (in the read's pause), so every case is exact, not a
 race."""
 
@@ -63,7 +63,7 @@ def test_a_jsonl_prefix_that_parses_is_not_taken_while_the_save_goes_on(
                 yield
 
     pauses = during_pauses(rest())
-    snap = store.read_settled(str(pad), QUIET)
+    snap = store.read(str(pad), quiet=QUIET)
     assert snap.data == whole
     assert [e.id for e in snap.pad.entries] == ["n0", "n1", "n2", "c1"]
     assert len(pauses) > 2 and set(pauses) == {QUIET / store.SETTLE_LOOKS}
@@ -89,7 +89,7 @@ def test_a_same_size_rewrite_with_the_same_mtime_is_told_by_its_bytes(
         os.utime(pad, ns=(st.st_atime_ns, st.st_mtime_ns))
 
     during_pauses(rewrite())
-    assert store.read_settled(str(pad), QUIET).data == new
+    assert store.read(str(pad), quiet=QUIET).data == new
 
 
 def test_a_pad_deleted_and_written_anew_within_the_interval_is_not_gone(
@@ -103,10 +103,10 @@ def test_a_pad_deleted_and_written_anew_within_the_interval_is_not_gone(
         yield
 
     during_pauses(write_anew())
-    assert store.read_settled(str(pad), QUIET).pad.entries[0].text == "back"
+    assert store.read(str(pad), quiet=QUIET).pad.entries[0].text == "back"
     pad.unlink()
     with pytest.raises(PadError, match="no such file"):
-        store.read_settled(str(pad), QUIET)  # gone at both looks: gone
+        store.read(str(pad), quiet=QUIET)  # gone at both looks: gone
 
 
 def test_a_file_that_never_settles_is_still_being_written_not_a_version(
@@ -124,7 +124,7 @@ def test_a_file_that_never_settles_is_still_being_written_not_a_version(
 
     pauses = during_pauses(forever())
     with pytest.raises(PadError, match="still being written"):
-        store.read_settled(str(pad), QUIET, limit=0.2)
+        store.read(str(pad), quiet=QUIET, limit=0.2)
     assert len(pauses) <= 0.2 / (QUIET / store.SETTLE_LOOKS) + 1  # bounded by the limit
 
 
@@ -132,13 +132,13 @@ def test_a_settled_torn_file_is_unreadable_and_named(tmp_path: Path) -> None:
     pad = tmp_path / "pad.json"
     pad.write_text('{"entries": [', encoding="utf-8")
     with pytest.raises(PadError, match="invalid JSON"):
-        store.read_settled(str(pad), QUIET)
+        store.read(str(pad), quiet=QUIET)
 
 
 def test_no_pad_file_is_refused_at_once_without_blocking(tmp_path: Path) -> None:
     fifo = tmp_path / "pad.json"
     os.mkfifo(fifo)  # no writer: an open without O_NONBLOCK would wait forever
     with pytest.raises(PadError, match="not a regular file"):
-        store.read_settled(str(fifo), QUIET)
+        store.read(str(fifo), quiet=QUIET)
     with pytest.raises(PadError, match="not a regular file"):
         store.read(str(fifo))
