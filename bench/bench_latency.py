@@ -1,5 +1,5 @@
-"""Benchmark: from an agent's write to the inspector's screen showing it (SPEC section 8:
-new versions appear within 100 ms of the write).
+"""Benchmark: from an agent's write to the inspector's screen showing it (the README's
+"Performance": new versions appear within 100 ms of the write).
 
 The inspector runs headless (``App.run_test``) on a pad of about 4k tokens and one of about
 200k (``bench/padgen.py``), watching its folder as it does in a terminal, journaling every

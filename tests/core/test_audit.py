@@ -1,4 +1,4 @@
-"""The audit of one rewrite (SPEC section 4): declared compaction, or corruption?
+"""The audit of one rewrite (the README's "What it is for"): declared compaction, or corruption?
 
 Each test states a behaviour a user relies on: that the seed's observed failure (a
 constraint paraphrased away inside a condensed plan) is called corruption, that an honest

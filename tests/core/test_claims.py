@@ -1,5 +1,5 @@
-"""Claims (SPEC section 3): a sentence or a bullet line of an entry's text, split on line
-breaks and on ``.``, ``!``, ``?``, ``;`` followed by white space."""
+"""Claims (the README's "The pad file"): a sentence or a bullet line of an entry's text, split on
+line breaks and on ``.``, ``!``, ``?``, ``;`` followed by white space."""
 
 from __future__ import annotations
 

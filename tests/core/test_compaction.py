@@ -1,5 +1,5 @@
-"""Compaction by hand-made pads (SPEC section 3): each refusal, the budget, the result order,
-and what ``check --json`` prints (SPEC section 5)."""
+"""Compaction by hand-made pads (the README's "Policies"): each refusal, the budget, the result
+order, and what ``check --json`` prints (the README's ``padtui check``)."""
 
 from __future__ import annotations
 

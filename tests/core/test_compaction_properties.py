@@ -1,7 +1,8 @@
-"""Property tests of compaction (SPEC section 3) over random pads and budgets.
+"""Property tests of compaction (the README's "Policies") over random pads and budgets.
 
-The ``seed`` policy is held to an oracle written here straight from the SPEC's prose, not
-from padtui's code; the ``strict`` policy is held to the invariants the SPEC promises.
+The ``seed`` policy is held to an oracle written here straight from the policy's description
+(the seed's reference ``compact()``, in words), not from padtui's code; the ``strict`` policy
+is held to the invariants the README promises.
 Costs are counted with tiktoken itself (``encode_ordinary``), not with padtui's counter.
 """
 
@@ -136,7 +137,7 @@ def tight_cases(draw: st.DrawFn) -> tuple[Pad, int]:
     return pad, draw(st.integers(min_value=low, max_value=max(low, total - 1)))
 
 
-# --- the oracle: SPEC section 3, policy seed, in its own words --------------------------------
+# --- the oracle: policy seed, in its own words -----------------------------------------------
 
 
 @dataclass

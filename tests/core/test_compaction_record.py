@@ -1,4 +1,5 @@
-"""The strict loss record sized to the pad, and the way out of each refusal (SPEC section 3).
+"""The strict loss record sized to the pad, and the way out of each refusal (the README's
+"Policies").
 
 A record that names every dropped entry (label, kind, tokens, a quote) costs 20 to 30 tokens
 an entry: on a pad of small bullets it costs more than the pass frees, and the pass is refused

@@ -1,6 +1,6 @@
-"""What a trial says beyond its drops: every rule a pass may drop (SPEC section 4.1: rules
-wherever they live), the ones this pass drops, and a pass that drops far more than it had to
-free (first fit over a big entry)."""
+"""What a trial says beyond its drops: every rule a pass may drop (the README's "How padtui
+finds rules in your memory": rules wherever they live), the ones this pass drops, and a pass
+that drops far more than it had to free (first fit over a big entry)."""
 
 from __future__ import annotations
 

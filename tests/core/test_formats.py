@@ -1,5 +1,5 @@
-"""Pad files (SPEC section 1): JSON (bare array or object) and JSON Lines, read and written
-back so that a write changes nothing but what the operation means to change."""
+"""Pad files (the README's "The pad file"): JSON (bare array or object) and JSON Lines, read and
+written back so that a write changes nothing but what the operation means to change."""
 
 from __future__ import annotations
 
@@ -718,7 +718,7 @@ def test_the_one_pass_reader_accepts_what_json_accepts(
         start = jsonscan.skip(text, len(BOM) if text.startswith(BOM) else 0)
         assert jsonscan.scan_document(text, start)[0] == want
     if isinstance(want, dict) and "entries" not in want:
-        assert got is None  # an object without entries is bad input (SPEC section 1)
+        assert got is None  # an object without entries is bad input (the README's "The pad file")
         return
     texts = memory_texts(want)
     if texts is not None:  # a memory tool's export: read-only notes
@@ -762,9 +762,9 @@ MEMORY_KEYS = ("memory", "content", "text", "value", "data")
 
 
 def memory_texts(doc: Any) -> list[str] | None:
-    """The texts of a bare array that reads as a memory tool's export (SPEC section 1): no
-    object with a "kind", and every item a string or an object with a string under one of
-    the memory keys (the first found); None for any other document."""
+    """The texts of a bare array that reads as a memory tool's export (the README's "The pad
+    file"): no object with a "kind", and every item a string or an object with a string under
+    one of the memory keys (the first found); None for any other document."""
     if not isinstance(doc, list) or not doc:
         return None
     if any(isinstance(x, dict) and "kind" in x for x in doc):

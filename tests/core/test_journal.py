@@ -1,4 +1,5 @@
-"""The version journal (SPEC section 7): content-addressed, byte-exact, torn-line tolerant."""
+"""The version journal (the README's "Safe writes and the journal"): content-addressed, byte-exact,
+torn-line tolerant."""
 
 from __future__ import annotations
 

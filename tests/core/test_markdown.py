@@ -1,5 +1,5 @@
-"""Markdown pads (SPEC section 1): reading sections, bullets and paragraphs as entries, and
-writing back so that a commit changes only the sections it touches, byte for byte."""
+"""Markdown pads (the README's "Markdown pads"): reading sections, bullets and paragraphs as
+entries, and writing back so that a commit changes only the sections it touches, byte for byte."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Safe writes (SPEC section 6): stamped reads, compare-and-swap commits, the lock, restore."""
+"""Safe writes (the README's "Safe writes and the journal"): stamped reads, compare-and-swap
+commits, the lock, restore."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Tokens (SPEC section 2): tiktoken, cl100k_base bundled, ordinary text, no network."""
+"""Tokens (the README's "In the agent's own loop"): tiktoken, cl100k_base bundled, ordinary text, no
+network."""
 
 from __future__ import annotations
 
