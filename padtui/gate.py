@@ -14,7 +14,9 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
-from padtui.cli import FOUND, OK, UsageError, _out, _print_json, _rule_map
+from padtui.cli.outcome import FOUND, OK, UsageError
+from padtui.cli.parser import rule_map
+from padtui.cli.render import print_json, print_lines
 from padtui.core import git
 from padtui.core.audit import Audit, audit
 from padtui.core.errors import EncodingUnavailable, PadError
@@ -90,7 +92,7 @@ def _audit_path(
     args: argparse.Namespace, path: str, fmt: str, found: list[git.Change], versions: _Versions
 ) -> list[Result]:
     results = []
-    rule_map = _rule_map(args)
+    headings = rule_map(args)
     last_good: Pad | None = None  # the latest readable version, to audit past an unreadable one
     for c in found:
         if c.not_a_file is not None:
@@ -122,7 +124,7 @@ def _audit_path(
                 raise
             results.append(Result(c, "unreadable", problem=str(exc), note=note))
             continue
-        result = audit(old, new, counter, rule_map)
+        result = audit(old, new, counter, headings)
         results.append(Result(c, result.verdict, result, note=note))
         last_good = new
     return results
@@ -184,7 +186,7 @@ def audit_git(args: argparse.Namespace) -> int:
         lines += text
     failing = [r for r in results if r.verdict in FAILING]
     if args.json:
-        _print_json(
+        print_json(
             {
                 "range": rev_range,
                 "staged": rev_range is None,
@@ -204,5 +206,5 @@ def audit_git(args: argparse.Namespace) -> int:
         lines.append(f"gate: passed: {changes}, none corrupt")
     else:
         lines.append("gate: passed: no change to audit")
-    _out(*lines)
+    print_lines(*lines)
     return FOUND if failing else OK

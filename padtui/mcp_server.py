@@ -16,7 +16,7 @@ import os
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
@@ -37,6 +37,12 @@ from padtui.core.formats import (
 )
 from padtui.core.text import one_line
 from padtui.report import plan_json
+
+if TYPE_CHECKING:
+    from padtui.core.compaction import Plan
+    from padtui.core.journal import Version
+    from padtui.core.model import Pad
+    from padtui.core.tokens import TokenCounter
 
 MAX_HISTORY = 1000
 
@@ -126,7 +132,7 @@ def _chosen(fmt: str) -> str | None:
     return fmt if fmt in chosen() else None
 
 
-def _plan_report(path: str, plan: Any, fmt: str) -> dict[str, Any]:
+def _plan_report(path: str, plan: Plan, fmt: str) -> dict[str, Any]:
     """``check --json``'s object, and for a refusal that sealing would lift, the way out as
     the call to make (``way_out`` says it as a command for a person)."""
     out = plan_json(path, plan, fmt)
@@ -142,7 +148,7 @@ def _plan_report(path: str, plan: Any, fmt: str) -> dict[str, Any]:
     return out
 
 
-def _counter(path: str, pad: Any) -> Any:
+def _counter(path: str, pad: Pad) -> TokenCounter:
     from padtui.core.tokens import counter_for
 
     try:
@@ -279,7 +285,7 @@ class Guard:
             }
 
     def _on_disk(
-        self, real: str, fmt: str, versions: Sequence[Any]
+        self, real: str, fmt: str, versions: Sequence[Version]
     ) -> tuple[int | None, str | None]:
         """The journaled version the file now is (looked up, not journaled: read-only)."""
         try:

@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from padtui.claude.hooks import Event, Said
+    from padtui.cli.options import Parser
+
+    SubParsers = argparse._SubParsersAction[Parser]
 
 HOOK_HELP = "run by Claude Code as a hook: reads the hook's JSON on standard input"
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: SubParsers) -> None:
     p = sub.add_parser("claude", help="guard Claude Code's compactions (hooks, install, audit)")
     group = p.add_subparsers(dest="claude_command", metavar="ACTION")
     for name, run, what in (
@@ -82,12 +88,12 @@ def _no_action(args: argparse.Namespace) -> int:
 # --- the hooks: never break the session ------------------------------------------------------
 
 
-def _hook(name: str, body: Callable[[Any], Any], only: str | None = None) -> int:
+def _hook(name: str, body: Callable[[Event], Said], only: str | None = None) -> int:
     """Run a hook body on the event read from standard input. Any failure is one line on
     standard error and exit 0: a guard that breaks the session it guards is worse than none.
     ``only``: the event's ``source`` the hook acts on (else it returns before loading the
     audit: SessionStart runs at every start of a session)."""
-    from padtui.cli import _out
+    from padtui.cli.render import print_lines
     from padtui.core.text import one_line
 
     def note(text: str) -> None:
@@ -106,7 +112,7 @@ def _hook(name: str, body: Callable[[Any], Any], only: str | None = None) -> int
     for text in said.notes:
         note(text)
     if said.out:
-        _out(said.out)
+        print_lines(said.out)
     return 0
 
 
@@ -146,7 +152,7 @@ def cmd_session_start(args: argparse.Namespace) -> int:
 
 def _settings(args: argparse.Namespace, installing: bool) -> int:
     from padtui.claude import settings
-    from padtui.cli import _out
+    from padtui.cli.render import print_lines
 
     path = settings.settings_path(args.project, args.user)
     if installing:
@@ -154,18 +160,18 @@ def _settings(args: argparse.Namespace, installing: bool) -> int:
     else:
         change = settings.plan_uninstall(path)
     if args.dry_run:
-        _out(change.diff() or f"{path}: no change")
+        print_lines(change.diff() or f"{path}: no change")
         return 0
     if not change.changed:
-        _out(
+        print_lines(
             f"{path}: " + ("padtui's hooks are already there" if installing else "no padtui hooks")
         )
         return 0
     settings.apply(change, installing)
     if installing:
-        _out(f"{path}: padtui's PreCompact, PostCompact and SessionStart hooks added")
+        print_lines(f"{path}: padtui's PreCompact, PostCompact and SessionStart hooks added")
     else:
-        _out(f"{path}: padtui's hooks removed")
+        print_lines(f"{path}: padtui's hooks removed")
     return 0
 
 
@@ -182,7 +188,7 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from padtui.claude.hooks import audit_transcript
-    from padtui.cli import _out, _print_json
+    from padtui.cli.render import print_json, print_lines
     from padtui.core.errors import PadError
 
     try:
@@ -191,10 +197,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise PadError(args.transcript, str(exc)) from None
     lost = any(c.get("verdict") == "corruption" for c in found)
     if args.json:
-        _print_json({"transcript": args.transcript, "compactions": found})
+        print_json({"transcript": args.transcript, "compactions": found})
         return 1 if lost else 0
     if not found:
-        _out(f"{args.transcript}: no compaction in this transcript")
+        print_lines(f"{args.transcript}: no compaction in this transcript")
         return 0
     lines: list[str] = []
     for c in found:
@@ -208,7 +214,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         for r in c.get("weakened", []):
             lines.append(f"  weakened {r['text']}  ({r['source']})")
             lines.append(f"        -> {' '.join(r['after'].split())}")
-    _out(*lines)
+    print_lines(*lines)
     return 1 if lost else 0
 
 
@@ -217,7 +223,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import os
 
     from padtui.claude import projects
-    from padtui.cli.screens import _need_terminal, _shell
+    from padtui.cli.screens import need_terminal, shell_path
     from padtui.core.errors import PadError
 
     wanted = args.session
@@ -234,9 +240,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
         folder = projects.transcripts_folder(args.dir)
     found = projects.sessions(folder)
     session = projects.choose(found, wanted, folder)
-    _need_terminal(
+    need_terminal(
         f"{session.path}: the watch",
-        f"run `padtui claude audit {_shell(session.path)}` for its compactions",
+        f"run `padtui claude audit {shell_path(session.path)}` for its compactions",
     )
     from padtui.tui.claude_watch import ClaudeWatchApp
 

@@ -83,7 +83,7 @@ def _read(path: str) -> tuple[bytes | None, dict[str, Any]]:
     return data, doc
 
 
-def _ours(group: Any) -> bool:
+def _ours(group: object) -> bool:
     if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
         return False
     cmds = [h.get("command") for h in group["hooks"] if isinstance(h, dict)]

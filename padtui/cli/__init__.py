@@ -16,8 +16,7 @@ from typing import NoReturn
 from padtui.cli import commands
 from padtui.cli.outcome import BAD, FOUND, OK, Outcome, UsageError
 from padtui.cli.parser import COMMANDS, build_parser
-from padtui.cli.parser import rule_map as _rule_map
-from padtui.cli.render import _error, _fail, _out, _print_json, show
+from padtui.cli.render import fail, show
 from padtui.core.errors import EncodingUnavailable, PadError
 
 __all__ = [
@@ -26,10 +25,6 @@ __all__ = [
     "FOUND",
     "OK",
     "UsageError",
-    "_error",
-    "_out",
-    "_print_json",
-    "_rule_map",
     "build_parser",
     "entry",
     "main",
@@ -111,9 +106,9 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
             return _without_cyclic_gc(run, args), headless
         return _shown(run(args)), headless
     except PadError as exc:
-        return _fail(exc.line(), argv), headless
+        return fail(exc.line(), argv), headless
     except (EncodingUnavailable, UsageError) as exc:
-        return _fail(str(exc), argv), headless
+        return fail(str(exc), argv), headless
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

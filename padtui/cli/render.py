@@ -1,4 +1,5 @@
-"""Output: every line the commands print goes through ``_out``, ``_error`` or ``_print_json``.
+"""Output: every line the commands print goes through ``print_lines``, ``print_error`` or
+``print_json``.
 
 Pads, file names, journals and caches are untrusted, and their text is in almost every line:
 these clean all of it (ESC, C0 and C1 controls, DEL, bidirectional controls), so that no
@@ -18,42 +19,42 @@ if TYPE_CHECKING:
     from padtui.core.history import HistoryRow
 
 
-def _out(*lines: str, flush: bool = False) -> None:
+def print_lines(*lines: str, flush: bool = False) -> None:
     from padtui.core.text import clean
 
     print(clean("\n".join(lines)), flush=flush)  # noqa: T201
 
 
-def _error(message: str) -> None:
+def print_error(message: str) -> None:
     """One line on standard error: ``padtui: error: ...``."""
     from padtui.core.text import one_line
 
     print(f"padtui: error: {one_line(message)}", file=sys.stderr)  # noqa: T201
 
 
-def _print_json(obj: dict[str, Any]) -> None:
+def print_json(obj: dict[str, Any]) -> None:
     from padtui.core.text import escape_controls
 
     # (json.dumps escapes C0 controls; escape_controls the rest: the same JSON value)
-    _out(escape_controls(json.dumps(obj, ensure_ascii=False, indent=2)))
+    print_lines(escape_controls(json.dumps(obj, ensure_ascii=False, indent=2)))
 
 
 def show(outcome: Outcome) -> int:
     """Print what a command ended with; its exit code."""
     if outcome.json is not None:
-        _print_json(outcome.json)
+        print_json(outcome.json)
     if outcome.text is not None:
-        _out(outcome.text)
+        print_lines(outcome.text)
     if outcome.error is not None:
-        _error(outcome.error)
+        print_error(outcome.error)
     return outcome.code
 
 
-def _fail(message: str, argv: Sequence[str]) -> int:
+def fail(message: str, argv: Sequence[str]) -> int:
     """Bad input: one line on standard error (and a JSON object for ``--json``), exit 2."""
     if "--json" in argv:
-        _print_json({"error": message})
-    _error(message)
+        print_json({"error": message})
+    print_error(message)
     return BAD
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from padtui.cli.outcome import FOUND, OK, Outcome, UsageError
 from padtui.cli.parser import rule_map
-from padtui.cli.render import _out
+from padtui.cli.render import print_lines
 from padtui.core.errors import PadError
 
 if TYPE_CHECKING:
@@ -23,14 +23,14 @@ def _terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _need_terminal(what: str, instead: str) -> None:
+def need_terminal(what: str, instead: str) -> None:
     """Outside a terminal a screen would draw into a pipe and wait for keys that never
     come: exit 2 at once, naming what to run instead."""
     if not _terminal():
         raise UsageError(f"{what} needs a terminal (standard input and output); {instead}")
 
 
-def _shell(path: str) -> str:
+def shell_path(path: str) -> str:
     from padtui.core.text import shell_word
 
     return shell_word("./" + path if path.startswith("-") else path)
@@ -56,8 +56,8 @@ def watch(args: argparse.Namespace) -> Outcome:
         return _fleet(args)
     format_of(args.path, args.format)
     read_bytes(args.path)  # a missing or unreadable file: exit 2 now, not inside the app
-    _need_terminal(
-        f"{args.path}: the inspector", f"run `padtui check {_shell(args.path)}` for a report"
+    need_terminal(
+        f"{args.path}: the inspector", f"run `padtui check {shell_path(args.path)}` for a report"
     )
     counter_for(args.encoding)  # an unavailable encoding too
     from padtui.tui.app import make_app
@@ -80,9 +80,9 @@ def _fleet(args: argparse.Namespace) -> Outcome:
             f"{args.path}: --format names one pad's format; the pads of a folder are read "
             "by their names"
         )
-    _need_terminal(
+    need_terminal(
         f"{args.path}: the fleet view",
-        f"run `padtui check {_shell(os.path.join(args.path, 'PAD'))}` for a report on a pad",
+        f"run `padtui check {shell_path(os.path.join(args.path, 'PAD'))}` for a report on a pad",
     )
     counter_for(args.encoding)  # an unavailable encoding: exit 2 now, not inside the app
     from padtui.tui.fleet import FleetApp
@@ -112,15 +112,17 @@ def simulate(args: argparse.Namespace) -> Outcome:
         raise UsageError(f"{args.path}: not a regular file; the scripted agent writes only files")
     agent = ScriptedAgent(args.path, scenario, args.writes)
     agent.start()
-    _out(f"{scenario.title}\n{scenario.teaches}\nstarted {args.path}", flush=True)
+    print_lines(f"{scenario.title}\n{scenario.teaches}\nstarted {args.path}", flush=True)
     while not agent.done:
         time.sleep(args.interval)
         result = agent.step()
         if result is None:
             break
-        _out(f"step {result.number + 1}/{len(scenario.steps)}: {result.say}", flush=True)
+        print_lines(f"step {result.number + 1}/{len(scenario.steps)}: {result.say}", flush=True)
         if result.refusal is not None:
-            _out(f"halt and surface: {result.refusal.code}: {result.refusal.message}", flush=True)
+            print_lines(
+                f"halt and surface: {result.refusal.code}: {result.refusal.message}", flush=True
+            )
             return Outcome(FOUND)
     return Outcome(OK)
 
@@ -136,7 +138,7 @@ def demo(args: argparse.Namespace) -> Outcome:
     if args.list:
         return Outcome(OK, text="\n".join(f"{n:<22} {load_scenario(n).title}" for n in names()))
     scenario = load_scenario(args.scenario)
-    _need_terminal(
+    need_terminal(
         "the demo",
         f"run `padtui simulate PATH --scenario {args.scenario}` to play its agent without "
         "one, or `padtui` alone for the trial of the sample pad",
@@ -165,7 +167,7 @@ def travel(journal: Journal) -> Outcome:
     """Time travel through a journal's versions (``replay``, ``history --open``)."""
     if not journal.versions():
         raise PadError(journal.path, "the journal holds no version")
-    _need_terminal(f"{journal.path}: time travel", "run `padtui history PATH` for its versions")
+    need_terminal(f"{journal.path}: time travel", "run `padtui history PATH` for its versions")
     from padtui.tui.replay import ReplayApp
 
     app = ReplayApp(journal)
