@@ -203,7 +203,9 @@ def read(
     # as a --format, which a read-only format's name is not)
     if quiet > 0:
         snap = _settled(
-            settling(path, quiet, SETTLE_LIMIT if limit is None else limit, previous, fmt)
+            settling(
+                path, previous, fmt, quiet=quiet, limit=SETTLE_LIMIT if limit is None else limit
+            )
         )
         n = record(snap, journal)
         return snap if n is None else replace(snap, version=n)
@@ -250,10 +252,11 @@ def _settled(steps: Generator[float, None, Snapshot]) -> Snapshot:
 
 def settling(
     path: str,
-    quiet: float = SETTLE_QUIET,
-    limit: float = SETTLE_LIMIT,
     previous: PadFile | None = None,
     fmt: str | None = None,
+    *,
+    quiet: float = SETTLE_QUIET,
+    limit: float = SETTLE_LIMIT,
     looks: int = SETTLE_LOOKS,
 ) -> Generator[float, None, Snapshot]:
     """The read a live watcher takes, step by step: yields each pause (seconds) to make

@@ -83,7 +83,7 @@ async def read_settled_pausing_here(
     unless given)."""
     looks = store.SETTLE_LOOKS if looks is None else looks
     quiet, limit = store.SETTLE_QUIET, store.SETTLE_LIMIT
-    steps = store.settling(path, quiet, limit, previous, fmt, looks)
+    steps = store.settling(path, previous, fmt, quiet=quiet, limit=limit, looks=looks)
     try:
         while True:
             pause, snap = await asyncio.to_thread(_advance, steps)
