@@ -6,7 +6,7 @@ errors are one line."""
 from __future__ import annotations
 
 import argparse
-from typing import NamedTuple, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from padtui.cli.numbers import BUDGET
 from padtui.cli.outcome import UsageError
@@ -18,6 +18,14 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        # --journal and --no-journal exclude each other: checked here, since a mutually
+        # exclusive group taken from a parent parser loses its heading in --help
+        known, rest = super().parse_known_args(args, namespace)
+        if getattr(known, "journal", None) is not None and getattr(known, "no_journal", False):
+            self.error("argument --no-journal: not allowed with argument --journal")
+        return known, rest
 
 
 class Shared(NamedTuple):
@@ -39,8 +47,20 @@ def path_help() -> str:
 def shared_options() -> Shared:
     from padtui.core.formats import chosen
 
-    pad, fmt, trial, json, rules, cache, journal = (Parser(add_help=False) for _ in range(7))
-    pad.add_argument("path", metavar="PATH", help=path_help())
+    parsers = Shared(*(Parser(add_help=False) for _ in Shared._fields))
+    parsers.pad.add_argument("path", metavar="PATH", help=path_help())
+    # each set of options under its own heading, after the command's own options in --help
+    fmt, trial, json, rules, cache, journal = (
+        getattr(parsers, name).add_argument_group(title)
+        for name, title in (
+            ("format", "the pad's format"),
+            ("trial", "the trial"),
+            ("json", "output"),
+            ("rules", "where rules are"),
+            ("cache", "count cache"),
+            ("journal", "journal"),
+        )
+    )
     json.add_argument("--json", action="store_true", help="print one JSON object, nothing else")
     fmt.add_argument(
         "--format",
@@ -84,14 +104,13 @@ def shared_options() -> Shared:
         "tokens and claims of each text are kept in $XDG_CACHE_HOME/padtui/, else "
         "~/.cache/padtui/; safe to delete)",
     )
-    group = journal.add_mutually_exclusive_group()
-    group.add_argument(
+    journal.add_argument(
         "--journal",
         metavar="PATH",
         help="the version journal to use (default: one per pad in $XDG_STATE_HOME/padtui/, "
         "else ~/.local/state/padtui/)",
     )
-    group.add_argument(
+    journal.add_argument(
         "--no-journal", action="store_true", help="keep no journal of the versions replaced"
     )
-    return Shared(pad, fmt, trial, json, rules, cache, journal)
+    return parsers
