@@ -673,31 +673,6 @@ def markers(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-# every rule word and phrase in one pattern: the reference the quick test below is held to
-_ANY_MARK = re.compile(
-    "|".join(
-        f"(?:{p.pattern})"
-        for p in (
-            _PROHIBIT_STRONG,
-            _PROHIBIT_MEDIUM,
-            _PROHIBIT_CJK,
-            _PROHIBIT_CJK_MEDIUM,
-            _OBLIGE_STRONG,
-            _OBLIGE_MEDIUM,
-            _OBLIGE_CJK,
-            _OBLIGE_CJK_MEDIUM,
-            _RESTRICT,
-            _NEGATIVE_FACT,
-            _NEGATIVE_FACT_CJK,
-            _JA_OBLIGE,
-        )
-    )
-    + r"|^\W*(?:no|keine?|aucun|ningún|ninguna|nada)\b"
-    + r"|(?-i:^\s*(?:IMPORTANT|CRITICAL|NOTE|MUST|NEVER|ALWAYS)\b)",
-    _I,
-)
-
-
 # The words that open a rule word or phrase of the patterns above (a word that opens one
 # only with the next, "at most", is a pair; words are runs of letters, so "n't" is looked
 # for as it is): a text with none of them holds no rule word, told by one search (below)
