@@ -750,19 +750,21 @@ _MARK_PAIRS = frozenset(
     }
 )
 _LETTERS = re.compile(r"[^\W\d_]+")
-# "n't", and French "n'" ("n'utilisez pas"), wherever they stand
-_ELIDED = ("n'", "n\u2019", "N'", "N\u2019")
-# "IMPORTANT", "CRITICAL", "NOTE" bind only in capitals, opening a claim (see wording_kind):
-# in lower case ("a note on the cache") they are no rule word, and common
-_CAPITALS = ("IMPORTANT", "CRITICAL", "NOTE")
 
 
 def _may_mark(text: str) -> bool:
     """Could the text hold a rule word? (False is sure; True is checked by the patterns.)"""
-    if any(c in text for c in _ELIDED) or any(c in text for c in _CAPITALS):
+    # "n't" and French "n'" ("n'utilisez pas") wherever they stand; "IMPORTANT", "CRITICAL",
+    # "NOTE" bind only in capitals, opening a claim (see wording_kind): in lower case ("a
+    # note on the cache") they are no rule word, and common
+    if "n'" in text or "N'" in text or "NOTE" in text or "IMPORTANT" in text:
+        return True
+    if "CRITICAL" in text:
         return True
     if text.isascii():
         return _may_mark_ascii(text)
+    if "n\u2019" in text or "N\u2019" in text:
+        return True
     if _PROHIBIT_CJK.search(text) or _OBLIGE_CJK.search(text) or _CJK.search(text):
         return True
     return _any_mark_word(text)
@@ -943,7 +945,7 @@ def may_hold_rules(entry: Entry, rule_map: RuleMap) -> bool:
         return False
     if place_of(entry, rule_map)[0] is not None:
         return True
-    if any(_lends(title) for title in entry.context):
+    if entry.context and any(_lends(title) for title in entry.context):
         return True
     text = entry.text
     if "#" in text or "**" in text or "__" in text or _LINE_HEADING.search(text):
@@ -989,15 +991,18 @@ def find_rules(
             if may_hold_rules(e, rule_map):
                 out += entry_rules(e, rule_map)
         return out
-    stamp = _rules_stamp(rule_map.words)
+    stamp, get, put = _rules_stamp(rule_map.words), memo.get, memo.put
     for e in entries:
         key = rule_key(e, stamp)
-        rows = memo.get(key)
+        rows = get(key)
         if rows is None:
-            found = entry_rules(e, rule_map) if may_hold_rules(e, rule_map) else []
-            rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in found)
-            memo.put(key, rows)
-        out += [Rule(e.index, *row) for row in rows]
+            rows = ()
+            if may_hold_rules(e, rule_map):
+                found = entry_rules(e, rule_map)
+                rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in found)
+            put(key, rows)
+        if rows:
+            out += [Rule(e.index, *row) for row in rows]
     return out
 
 
