@@ -675,8 +675,9 @@ def markers(text: str) -> list[str]:
 
 # The words that open a rule word or phrase of the patterns above (a word that opens one
 # only with the next, "at most", is a pair; words are runs of letters, so "n't" is looked
-# for as it is): a text with none of them holds no rule word, told by one search (below)
-# where the patterns, searched at every position, cost 50 times more
+# for as it is): a text with none of them holds no rule word, told by one search in an
+# ASCII text (below), else by one split (the patterns, searched at every position, cost 50
+# times more)
 _MARK_WORDS = frozenset(
     re.findall(
         r"\S+",
@@ -784,8 +785,8 @@ def _any_mark_word(text: str) -> bool:
 # An ASCII text in lower case, its letters kept and every other character a space, holds
 # its words one space apart (and one more space around it): each rule word, prefix and pair
 # of words above is then one search there, through a pattern that tries a word's letters
-# one by one (a tenth of the cost of splitting the words out); "before" or "after" is then
-# checked word by word ("before merging")
+# one by one (a quarter of the cost of splitting the words out); "before" or "after" is
+# then checked word by word ("before merging")
 _SPACED = str.maketrans({c: (c.lower() if c.isalpha() else " ") for c in map(chr, range(128))})
 
 
