@@ -68,7 +68,7 @@ class Plan:
     claim_counts: Mapping[int, int] | None = field(default=None, repr=False, compare=False)
     # where the rules at risk are looked up before they are found (a count cache's)
     rule_memo: RuleMemo | None = field(default=None, repr=False, compare=False)
-    # the pad's rules (``find_rules``), when the plan found them already
+    # the rules of the pad's unsealed entries (``find_rules``), when the plan found them already
     found_rules: tuple[Rule, ...] | None = field(default=None, repr=False, compare=False)
 
     def way_out_for(self, path: str) -> str | None:
@@ -259,7 +259,7 @@ def unsealed_rules(
 ) -> tuple[RuleAtRisk, ...]:
     """The rules of ``pad`` in unsealed entries, in file order: what any pass may drop
     (those in the entries at the indices ``gone`` marked dropped)."""
-    return _unsealed(pad, find_rules(pad, rule_map, memo), gone)
+    return _unsealed(pad, find_rules(pad, rule_map, memo, sealed=False), gone)
 
 
 def _unsealed(pad: Pad, rules: Sequence[Rule], gone: Collection[int]) -> tuple[RuleAtRisk, ...]:
@@ -381,7 +381,7 @@ def plan(
     # both take long)
     counting = counter.start_with_claims(e.text for e in entries)
     memo = counter.store.rules if counter.store is not None else None
-    rules = tuple(find_rules(pad, rule_map, memo)) if find_rules_now else None
+    rules = tuple(find_rules(pad, rule_map, memo, sealed=False)) if find_rules_now else None
     tokens, claims = counting()
     costs = dict(zip((e.index for e in entries), tokens, strict=True))
     ctx = _Planning(

@@ -673,45 +673,22 @@ def markers(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-# every rule word and phrase in one pattern: the reference the quick test below is held to
-_ANY_MARK = re.compile(
-    "|".join(
-        f"(?:{p.pattern})"
-        for p in (
-            _PROHIBIT_STRONG,
-            _PROHIBIT_MEDIUM,
-            _PROHIBIT_CJK,
-            _PROHIBIT_CJK_MEDIUM,
-            _OBLIGE_STRONG,
-            _OBLIGE_MEDIUM,
-            _OBLIGE_CJK,
-            _OBLIGE_CJK_MEDIUM,
-            _RESTRICT,
-            _NEGATIVE_FACT,
-            _NEGATIVE_FACT_CJK,
-            _JA_OBLIGE,
-        )
-    )
-    + r"|^\W*(?:no|keine?|aucun|ningún|ninguna|nada|IMPORTANT|CRITICAL|NOTE|MUST|NEVER|ALWAYS)\b",
-    _I,
-)
-
-
 # The words that open a rule word or phrase of the patterns above (a word that opens one
-# only with the next, "at most", is a pair): a text with none of them holds no rule word,
-# told at the cost of one split (the patterns, searched at every position, cost 50 times more)
+# only with the next, "at most", is a pair; words are runs of letters, so "n't" is looked
+# for as it is): a text with none of them holds no rule word, told by one search in an
+# ASCII text (below), else by one split (the patterns, searched at every position, cost 50
+# times more)
 _MARK_WORDS = frozenset(
     re.findall(
         r"\S+",
-        """never dont mustn't cannot forbidden prohibited refrain banned off-limits not no
-    nothing always must required requires mandatory ensure shall only exclusively solely
-    should shouldn't ought unless instead rather except maximum minimum max min broken
-    deprecated obsolete unsupported unavailable crashes crashed crashing timed important
-    critical note needed expected faut pas nie niemals darf dürfen durfen muss müssen immer
-    stets nur sollte sollten pflicht jamais doit doivent devez toujours seulement uniquement
-    devrait devriez obligatoire nunca jamás jamas debe debes deben siempre solo sólo
-    únicamente debería deberías deberían obligatorio funktioniert fonctionne funciona ne
-    aucun aucune ningún ninguna nada""",
+        """never dont cannot forbidden prohibited refrain banned not no nothing always must
+    required requires mandatory ensure shall only exclusively solely should ought unless
+    instead rather except maximum minimum max min broken deprecated obsolete unsupported
+    unavailable crashes crashed crashing timed needed expected faut pas nie niemals darf
+    dürfen durfen muss müssen immer stets nur sollte sollten pflicht jamais doit doivent
+    devez toujours seulement uniquement devrait devriez obligatoire nunca jamás jamas debe
+    debes deben siempre solo sólo únicamente debería deberías deberían obligatorio
+    funktioniert fonctionne funciona ne aucun aucune ningún ninguna nada""",
     )
 )
 _MARK_PREFIXES = (
@@ -740,8 +717,6 @@ _MARK_PREFIXES = (
     "verbot",
     "untersag",
     "ausschließ",
-    "n'",
-    "n\u2019",
 )
 _MARK_PAIRS = frozenset(
     {
@@ -772,25 +747,81 @@ _MARK_PAIRS = frozenset(
         ("hay", "que"),
         ("tienes", "que"),
         ("under", "no"),
+        ("off", "limits"),
     }
 )
-_TOKENS = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def _may_mark(text: str) -> bool:
     """Could the text hold a rule word? (False is sure; True is checked by the patterns.)"""
+    # "n't" and French "n'" ("n'utilisez pas") wherever they stand; "IMPORTANT", "CRITICAL",
+    # "NOTE" bind only in capitals, opening a claim (see wording_kind): in lower case ("a
+    # note on the cache") they are no rule word, and common
+    if "n'" in text or "N'" in text or "NOTE" in text or "IMPORTANT" in text:
+        return True
+    if "CRITICAL" in text:
+        return True
+    if text.isascii():
+        return _may_mark_ascii(text)
+    if "n\u2019" in text or "N\u2019" in text:
+        return True
     if _PROHIBIT_CJK.search(text) or _OBLIGE_CJK.search(text) or _CJK.search(text):
         return True
-    words = _TOKENS.findall(text.lower())
-    if not words:
-        return False
-    if "n't" in text or "n\u2019t" in text or not _MARK_WORDS.isdisjoint(words):
-        return True
-    if any(w.startswith(_MARK_PREFIXES) for w in words):
+    return _any_mark_word(text)
+
+
+def _any_mark_word(text: str) -> bool:
+    """Does the text hold a word of _MARK_WORDS, a word that opens with one of
+    _MARK_PREFIXES, a pair of _MARK_PAIRS, or "before"/"after" and a word ending in "ing"?"""
+    words = _LETTERS.findall(text.lower())
+    if not _MARK_WORDS.isdisjoint(words) or any(w.startswith(_MARK_PREFIXES) for w in words):
         return True
     if any(w in ("before", "after") and n.endswith("ing") for w, n in pairwise(words)):
         return True
     return not _MARK_PAIRS.isdisjoint(pairwise(words))
+
+
+# An ASCII text in lower case, its letters kept and every other character a space, holds
+# its words one space apart (and one more space around it): each rule word, prefix and pair
+# of words above is then one search there, through a pattern that tries a word's letters
+# one by one (a quarter of the cost of splitting the words out); "before" or "after" is
+# then checked word by word ("before merging")
+_SPACED = str.maketrans({c: (c.lower() if c.isalpha() else " ") for c in map(chr, range(128))})
+
+
+def _one_by_one(words: Iterable[str]) -> str:
+    """A pattern matching any of ``words`` (letters and spaces), tried letter by letter."""
+    tree: dict[str, Any] = {}
+    for w in words:
+        node = tree
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, Any]) -> str:
+        alts = [(ch if ch != " " else " +") + pattern(node[ch]) for ch in sorted(node) if ch]
+        if not alts:
+            return ""
+        if len(alts) == 1 and "" not in node:
+            return alts[0]
+        return "(?:" + "|".join(alts) + ")" + ("?" if "" in node else "")
+
+    return pattern(tree)
+
+
+_ASCII_MARK = re.compile(
+    " (?:(?P<order>before|after) |(?:"
+    + _one_by_one([w for w in _MARK_WORDS if w.isascii()] + [" ".join(p) for p in _MARK_PAIRS])
+    + ") |"
+    + _one_by_one(p for p in _MARK_PREFIXES if p.isascii())
+    + ")"
+)
+
+
+def _may_mark_ascii(text: str) -> bool:
+    m = _ASCII_MARK.search(" " + text.translate(_SPACED) + " ")
+    return m is not None and (m["order"] is None or _any_mark_word(text))
 
 
 @lru_cache(maxsize=65536)
@@ -798,7 +829,12 @@ def wording_kind(text: str) -> str | None:
     """What a claim's own words make it: a prohibition, an obligation, a restriction or a
     negative fact (None: none of these)."""
     if not _may_mark(text):
-        return None  # (most claims of a large pad: one split instead of a dozen searches)
+        return None  # (most claims of a large pad: one search instead of a dozen)
+    return _kind_of(text)
+
+
+def _kind_of(text: str) -> str | None:
+    """``wording_kind`` without the quick test: every pattern searched."""
     plain = _plain(text)
     main = _CONDITION.sub(" ", plain)  # "if the build fails, roll back" is an instruction
     failed = _NEGATIVE_FACT.search(main) or _NEGATIVE_FACT_CJK.search(main)
@@ -910,9 +946,16 @@ def may_hold_rules(entry: Entry, rule_map: RuleMap) -> bool:
         return False
     if place_of(entry, rule_map)[0] is not None:
         return True
-    if any(_lends(title) for title in entry.context):
+    if entry.context and any(_lends(title) for title in entry.context):
         return True
-    return _may_mark(entry.text) or "#" in entry.text or "**" in entry.text
+    text = entry.text
+    if "#" in text or "**" in text or "__" in text or _LINE_HEADING.search(text):
+        return True  # (a heading or a bold label inside the text, see entry_claims)
+    return _may_mark(text)
+
+
+# a line that ends with a colon, which may be a heading ("Rules:", see _BOLD_LINE)
+_LINE_HEADING = re.compile(r":\s*(?:[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|\Z)")
 
 
 @lru_cache(maxsize=4096)
@@ -932,26 +975,35 @@ class RuleMemo(Protocol):
 
 
 def find_rules(
-    pad: Pad, rule_map: RuleMap | None = None, memo: RuleMemo | None = None
+    pad: Pad,
+    rule_map: RuleMap | None = None,
+    memo: RuleMemo | None = None,
+    *,
+    sealed: bool = True,
 ) -> list[Rule]:
-    """Every rule of a pad, in file order; an entry's found in ``memo`` if it is there (a
-    count cache keeps them between runs: finding them is most of a large pad's check)."""
+    """Every rule of a pad, in file order (``sealed`` False: those of unsealed entries); an
+    entry's found in ``memo`` if it is there (a count cache keeps them between runs: finding
+    them is most of a large pad's check)."""
     rule_map = (rule_map or RuleMap.default()).for_pad(pad)
     out: list[Rule] = []
+    entries = pad.entries if sealed else [e for e in pad.entries if not e.sealed]
     if memo is None:
-        for e in pad.entries:
+        for e in entries:
             if may_hold_rules(e, rule_map):
                 out += entry_rules(e, rule_map)
         return out
-    stamp = _rules_stamp(rule_map.words)
-    for e in pad.entries:
+    stamp, get, put = _rules_stamp(rule_map.words), memo.get, memo.put
+    for e in entries:
         key = rule_key(e, stamp)
-        rows = memo.get(key)
+        rows = get(key)
         if rows is None:
-            found = entry_rules(e, rule_map) if may_hold_rules(e, rule_map) else []
-            rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in found)
-            memo.put(key, rows)
-        out += [Rule(e.index, *row) for row in rows]
+            rows = ()
+            if may_hold_rules(e, rule_map):
+                found = entry_rules(e, rule_map)
+                rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in found)
+            put(key, rows)
+        if rows:
+            out += [Rule(e.index, *row) for row in rows]
     return out
 
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from functools import cache
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -238,8 +242,130 @@ def test_the_quick_test_never_misses_a_rule_word(parts: list[str]) -> None:
     from padtui.core import rules
 
     text = " ".join(parts)
-    if rules._ANY_MARK.search(text):
+    if _any_mark().search(text):
         assert rules._may_mark(text), text
+
+
+@cache
+def _any_mark() -> re.Pattern[str]:
+    """Every rule word and phrase in one pattern: the reference the quick test is held to."""
+    from padtui.core import rules as r
+
+    return re.compile(
+        "|".join(
+            f"(?:{p.pattern})"
+            for p in (
+                *(r._PROHIBIT_STRONG, r._PROHIBIT_MEDIUM, r._PROHIBIT_CJK, r._PROHIBIT_CJK_MEDIUM),
+                *(r._OBLIGE_STRONG, r._OBLIGE_MEDIUM, r._OBLIGE_CJK, r._OBLIGE_CJK_MEDIUM),
+                *(r._RESTRICT, r._NEGATIVE_FACT, r._NEGATIVE_FACT_CJK, r._JA_OBLIGE),
+            )
+        )
+        + r"|^\W*(?:no|keine?|aucun|ningún|ninguna|nada)\b"
+        + r"|(?-i:^\s*(?:IMPORTANT|CRITICAL|NOTE|MUST|NEVER|ALWAYS)\b)",
+        re.IGNORECASE,
+    )
+
+
+# --- the quick tests say no only where the full finder finds nothing ------------------------
+
+_PIECES = [
+    *_SAMPLES,
+    *("the ledger", "lives in", "ops account", "Tuesday", "42", "Hana"),
+    *("note", "NOTE", "Note", "important", "IMPORTANT", "critical", "before", "after"),
+    *("re-running", "merging", "5never", "read-only", "off-limits", "don\u2019t", "mustn't"),
+    *("at", "most", "up", "to", "time", "out", "no", "more", "than", "under", "need", "the"),
+    *("Rules", "Lessons", "__Rules__", "**Always**", "# Rules", "préférez", "müssen", "Keine"),
+    *("prefers", "avoided", "n'utilisez", "rather", "instead of", "es", "確認する", "注意"),
+]
+_SEPARATORS = [" ", " ", " ", ", ", ". ", "\n", ":\n", ": ", "-", "'", "\u2019", " \u2014 ", "5"]
+_TEXTS = st.lists(
+    st.tuples(st.sampled_from(_PIECES), st.sampled_from(_SEPARATORS)), min_size=1, max_size=8
+).map(lambda parts: "".join(piece + sep for piece, sep in parts))
+
+
+def _full_rules(entries: list[Entry], rule_map: RuleMap) -> list[tuple[object, ...]]:
+    """Every entry's rules, read with no quick test at all (each claim's wording searched by
+    every pattern)."""
+    from unittest import mock
+
+    from padtui.core import rules
+
+    rules._rules_of.cache_clear()
+    try:
+        with mock.patch.object(rules, "wording_kind", rules._kind_of):
+            found = [r for e in entries for r in entry_rules(e, rule_map)]
+    finally:
+        rules._rules_of.cache_clear()
+    return [(r.entry, r.text, r.kind, r.place, r.heading, r.lent) for r in found]
+
+
+def _found(pad: Pad) -> list[tuple[object, ...]]:
+    return [(r.entry, r.text, r.kind, r.place, r.heading, r.lent) for r in find_rules(pad)]
+
+
+@given(_TEXTS)
+def test_the_quick_test_says_no_only_where_no_pattern_finds_a_rule(text: str) -> None:
+    from padtui.core import rules
+
+    if rules._kind_of(text) is not None:
+        assert rules._may_mark(text), text
+    if text.isascii() and rules._any_mark_word(text):
+        assert rules._may_mark_ascii(text), text  # (the search stands for the word split)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["note", "plan", "constraint", "loss_record", "user_preferences"]),
+            _TEXTS,
+            st.sampled_from([(), ("Rules",), ("Notes",), ("NEVER",), ("Notes", "Do not")]),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_finder_finds_what_reading_every_entry_finds(
+    rows: list[tuple[str, str, tuple[str, ...]]],
+) -> None:
+    pad = Pad(
+        tuple(Entry(kind, text, index=i, context=ctx) for i, (kind, text, ctx) in enumerate(rows))
+    )
+    assert _found(pad) == _full_rules(list(pad.entries), RuleMap.default())
+
+
+def _pads() -> list[Path]:
+    from padtui.core.formats import format_for_name
+
+    root = Path(__file__).resolve().parents[2]
+    found = [*(root / "sample_pads").rglob("*"), *(root / "tests" / "corpus").rglob("*")]
+    return sorted(
+        p
+        for p in found
+        if p.is_file() and p.name != "expect.json" and format_for_name(p.name) is not None
+    )
+
+
+def test_the_finder_finds_on_every_sample_what_reading_every_entry_finds() -> None:
+    from padtui.core.formats import load_pad
+
+    pads = _pads()
+    assert len(pads) > 300  # (the sample pads, and both sides of the labelled rewrites)
+    for path in pads:
+        pad = load_pad(str(path))
+        assert _found(pad) == _full_rules(list(pad.entries), RuleMap.default().for_pad(pad)), path
+
+
+@pytest.mark.parametrize("text", ["Rules:\nkeep the cache warm", "__Lessons__\nkeep it warm"])
+def test_a_heading_line_without_a_mark_still_makes_rules(text: str) -> None:
+    # (no rule word, no "#" nor "**": the heading alone makes the line under it a rule)
+    (rule,) = find_rules(Pad((Entry("note", text),)))
+    assert rule.place in ("rule", "lesson") and rule.kind == "instruction"
+
+
+def test_a_lower_case_note_is_no_rule_word_and_a_capital_one_is() -> None:
+    assert wording_kind("a note on the cache layout") is None
+    assert wording_kind("NOTE: the cache is rebuilt nightly") == "obligation"
+    assert find_rules(Pad((Entry("plan", "Read the note. NOTE keep the cache warm"),)))
 
 
 # --- what is not a rule, and what a rewrite may change -----------------------------------------
