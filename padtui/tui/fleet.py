@@ -170,7 +170,7 @@ class FleetPad:
             budget = insp.budget
             gauge = gauge_text(v.sealed_tokens, v.tokens - v.sealed_tokens, budget, GAUGE_WIDTH)
             tokens = Text(f"{v.tokens}/{budget}", style="bold red" if v.tokens > budget else "")
-            changed = Text(self.changed_at(v.seen_at, v.snapshot.stamp.mtime_ns))
+            changed = Text(self.changed_at(v.seen_at, v.stamp.mtime_ns))
         else:
             gauge = Text("·" * GAUGE_WIDTH, style="dim")
             tokens = Text("–", style="dim")
