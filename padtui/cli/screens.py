@@ -48,7 +48,8 @@ def watch(args: argparse.Namespace) -> Outcome:
     _need_terminal(
         f"{args.path}: the inspector", f"run `padtui check {_shell(args.path)}` for a report"
     )
-    counter_for(args.encoding)  # an unavailable encoding too
+    if args.encoding is not None:  # an unavailable encoding too (the default one is bundled,
+        counter_for(args.encoding)  # and a warm count cache may not need it loaded at all)
     from padtui.tui.app import make_app
 
     app = make_app(
@@ -60,6 +61,7 @@ def watch(args: argparse.Namespace) -> Outcome:
         use_journal=not args.no_journal,
         fmt=args.format,
         rule_map=rule_map(args),
+        count_cache=not args.no_cache,
     )
     app.run()
     return Outcome(app.return_code or OK)
@@ -82,7 +84,8 @@ def _fleet(args: argparse.Namespace) -> Outcome:
         f"{args.path}: the fleet view",
         f"run `padtui check {_shell(os.path.join(args.path, 'PAD'))}` for a report on a pad",
     )
-    counter_for(args.encoding)  # an unavailable encoding: exit 2 now, not inside the app
+    if args.encoding is not None:  # an unavailable encoding: exit 2 now, not inside the app
+        counter_for(args.encoding)
     from padtui.tui.fleet import FleetApp
 
     app = FleetApp(
@@ -92,6 +95,7 @@ def _fleet(args: argparse.Namespace) -> Outcome:
         encoding=args.encoding,
         use_journal=not args.no_journal,
         rule_map=rule_map(args),
+        count_cache=not args.no_cache,
     )
     app.run()
     return Outcome(app.return_code or OK)

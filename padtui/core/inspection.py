@@ -15,6 +15,7 @@ from typing import NamedTuple, Protocol
 from padtui.core.audit import Audit, audit, totals
 from padtui.core.claims import pad_claims
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
+from padtui.core.countcache import PadCounters
 from padtui.core.errors import PadError
 from padtui.core.formats import Layout, PadFile, named
 from padtui.core.fsio import Stamp
@@ -269,11 +270,16 @@ class Inspection:
     ladder: tuple[int, int] | None = None
     acknowledged: set[int] = field(default_factory=set)  # versions whose alarm was seen to
     undone: set[int] = field(default_factory=set)  # versions whose alarm a restore undid
+    # the pad's counters, with its count cache kept between runs (None: the process's own)
+    counters: PadCounters | None = None
 
     @property
     def counter(self) -> TokenCounter:
         pad = self.current.pad if self.versions else None
-        return counter_for(self.encoding or (pad.encoding if pad else None))
+        encoding = self.encoding or (pad.encoding if pad else None)
+        if self.counters is not None:
+            return self.counters.counter(encoding)
+        return counter_for(encoding)
 
     @property
     def current(self) -> Version:
@@ -492,6 +498,7 @@ class Inspection:
             encoding=self.encoding,
             clock=self.clock,
             rule_map=self.rule_map,
+            counters=self.counters,
         )
         past._take_journaled(journal, wanted)
         found = past.versions

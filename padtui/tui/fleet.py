@@ -34,6 +34,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -49,6 +50,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 
 from padtui.core import store
+from padtui.core.countcache import PadCounters
 from padtui.core.formats import format_for_name, suffixes
 from padtui.core.inspection import (
     OWN,
@@ -60,7 +62,7 @@ from padtui.core.inspection import (
 from padtui.core.rules import RuleMap
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled_pausing_here, watch_fault
-from padtui.tui.app import PadtuiApp
+from padtui.tui.app import PadtuiApp, keep_counts
 from padtui.tui.inspector import (
     FAILED,
     InspectorScreen,
@@ -474,9 +476,12 @@ class FleetApp(PadtuiApp):
         keep_versions: int = KEEP_VERSIONS,
         clock: Callable[[], datetime] = utc_now,
         rule_map: RuleMap | None = None,
+        count_cache: bool = True,
     ) -> None:
+        """``count_cache``: each pad counted with its count cache (see ``PadApp``)."""
         super().__init__()
         self.folder = folder
+        self.count_cache = count_cache
         self.place = clean(os.path.abspath(folder))  # the folder, as the top bar names it
         self.budget = budget
         self.policy = policy
@@ -515,6 +520,8 @@ class FleetApp(PadtuiApp):
     def on_unmount(self) -> None:
         self._stop.set()
         sys.setswitchinterval(self._switch_interval)
+        for pad in self.pads.values():
+            keep_counts(pad.inspection)
 
     def get_default_screen(self) -> FleetScreen:
         return self.fleet_screen
@@ -668,6 +675,7 @@ class FleetApp(PadtuiApp):
             keep_versions=self.keep_versions,
             clock=self.clock,
             rule_map=self.rule_map,
+            counters=PadCounters(path) if self.count_cache else None,
         )
         return FleetPad(name, path, insp)
 
@@ -812,6 +820,9 @@ class FleetApp(PadtuiApp):
         with pad.lock:
             pad.is_open = False
         self.open = self.inspector = None
+        self.run_worker(
+            partial(keep_counts, pad.inspection), thread=True, description="keep the counts"
+        )
         if pad.name in self.fleet_screen.table.cells:
             self.fleet_screen.table.set_row(pad.name, pad.cells(self.theme_variables))
         self._draw_fleet_bars()

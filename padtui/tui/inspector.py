@@ -50,7 +50,7 @@ from padtui.core.inspection import (
 )
 from padtui.core.journal import Journal
 from padtui.core.model import Pad
-from padtui.core.rules import RuleMap
+from padtui.core.rules import RuleMap, RuleMemo
 from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled, watch_pad
@@ -755,14 +755,18 @@ class InspectorScreen(Screen[None]):
             return self._at_risk[1]
         if self._at_risk_sought != v.digest:
             self._at_risk_sought = v.digest
-            self.find_unsealed_rules(v.digest, pad, insp.rule_map)
+            store = insp.counter.store
+            memo = store.rules if store is not None else None  # (kept between runs)
+            self.find_unsealed_rules(v.digest, pad, insp.rule_map, memo)
         return None
 
     # (a description: else Textual makes one of its arguments' repr, a whole pad's)
     @work(exclusive=True, group="at-risk", thread=True, description="rules at risk")
-    def find_unsealed_rules(self, digest: str, pad: Pad, rule_map: RuleMap | None) -> None:
+    def find_unsealed_rules(
+        self, digest: str, pad: Pad, rule_map: RuleMap | None, memo: RuleMemo | None
+    ) -> None:
         try:
-            rules = unsealed_rules(pad, rule_map)
+            rules = unsealed_rules(pad, rule_map, memo=memo)
         except Exception as exc:  # (see failure)
             self._failed_in_thread(exc, "rules at risk not found")
             return
