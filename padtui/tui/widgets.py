@@ -396,7 +396,7 @@ class EntryPane(PagedList):
             cache.lines.extend([(index, k) for k in range(height)])
         if end < len(options) and not self._laying_out:
             self._laying_out = True
-            self.call_later(self._lay_out_more)
+            self.call_after_refresh(self._lay_out_more)  # (the frame so far is drawn first)
         divider = end == len(options) and options and options[-1]._divider
         size = Size(self._layout_width(), len(cache.lines) - (1 if divider else 0))
         if size != self.virtual_size:
