@@ -55,7 +55,9 @@ def cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-async def run(folder: str, pads: int, tokens: int, seconds: float) -> dict[str, Any]:
+async def run(
+    folder: str, pads: int, tokens: int, seconds: float, cache: bool = True
+) -> dict[str, Any]:
     from textual import events
 
     from padtui.tui.fleet import FleetApp
@@ -64,7 +66,7 @@ async def run(folder: str, pads: int, tokens: int, seconds: float) -> dict[str, 
         entries = padgen.pad_entries(tokens, seed=i)
         padgen.write_pad(os.path.join(folder, f"agent-{i:03}.json"), entries, int(tokens * 0.8))
 
-    app = FleetApp(folder)
+    app = FleetApp(folder, count_cache=cache)
     frames: list[float] = []
     display = app._display
 
@@ -80,9 +82,9 @@ async def run(folder: str, pads: int, tokens: int, seconds: float) -> dict[str, 
     def hooked_show(results: Any) -> None:
         show(results)
         now = time.monotonic()
-        for _pad, _reading, observed in results:
+        for _pad, _reading, observed, _prepared in results:
             if observed is not None:
-                saved = [e.raw.get("saved_at", 0) for e in observed.version.pad_file.pad.entries]
+                saved = [e.raw.get("saved_at", 0) for e in observed.version.pad.entries]
                 if max(saved) > 0:
                     staleness.append((now - max(saved)) * 1000)
 
@@ -216,12 +218,14 @@ def main() -> None:
     ap.add_argument("--tokens", type=int, default=4000)
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--json", metavar="FILE", help="also write the figures here")
+    ap.add_argument("--no-cache", action="store_true", help="the pads' count caches not used")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # (the pads' count caches)
         folder = os.path.join(tmp, "pads")
         os.mkdir(folder)
-        got = asyncio.run(run(folder, args.pads, args.tokens, args.seconds))
+        got = asyncio.run(run(folder, args.pads, args.tokens, args.seconds, not args.no_cache))
     k, lag, stale = got["key_ms"], got["lag_ms"], got["staleness_ms"]
     print(
         f"{got['pads']} pads of ~{got['tokens']} tokens, each saved once a second for "

@@ -117,6 +117,7 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # (the count caches)
         folder = os.path.join(tmp, "pads")
         os.mkdir(folder)
         got = asyncio.run(run(os.path.join(folder, "pad.json"), args.versions, args.tokens))

@@ -156,6 +156,7 @@ def main() -> int:
     modes = args.modes.split(",")
     with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")  # the journal goes here
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # and the count cache
         for tokens in sizes:
             folder = os.path.join(tmp, f"pad-{tokens}")
             os.mkdir(folder)

@@ -114,6 +114,7 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")  # the journal goes here
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # (the count caches)
         print(
             f"{'tokens':>8} {'mode':<8} {'n':>3} {'p50':>7} {'p95':>7} {'p99':>7} {'max':>7}"
             f"   (ms, write -> frame; median write -> widgets)",

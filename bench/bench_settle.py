@@ -148,6 +148,7 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")  # (the count caches)
         path = os.path.join(tmp, f"pad.{args.format}")
         with open(path, "wb") as f:
             f.write(pad_bytes(BASE_NOTES, args.format))

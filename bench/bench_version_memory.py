@@ -3,11 +3,13 @@
 An inspection (``padtui.core.inspection.Inspection``, as the inspector and the fleet keep
 one a pad) takes in ``--versions`` versions of a pad of ``--tokens`` tokens
 (``bench/padgen.py``), one entry changed each, each read against the version before as the
-watch reads it. ``tracemalloc`` measures what the versions hold once all are in (after a
-full collection), less what the first held: the figure is per kept version, with the share
-that is the version's bytes (kept whole, for a commit's compare-and-swap and the history).
+watch reads it, examined and journaled as the inspector does (``--no-journal``: not). The
+figure is what the versions hold once all are in (``tracemalloc``, after a full collection),
+less what the first held, per kept version: the inspection's and the journal's. An older
+version journaled keeps its parse and reads its bytes back from the journal on demand; the
+current one, and every one without a journal, holds them.
 
-Run: python bench/bench_version_memory.py [--tokens 200000] [--versions 30]
+Run: python bench/bench_version_memory.py [--tokens 200000] [--versions 30] [--no-journal]
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import random
 import sys
 import tempfile
 import tracemalloc
+from hashlib import sha256
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,12 +30,14 @@ import padgen
 
 
 def main() -> None:
-    from padtui.core.inspection import Inspection
+    from padtui.core.inspection import Inspection, journal_seen
+    from padtui.core.store import Snapshot
     from padtui.core.watcher import read_once
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tokens", type=int, default=200_000)
     ap.add_argument("--versions", type=int, default=30)
+    ap.add_argument("--no-journal", action="store_true", help="keep every version's bytes")
     args = ap.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory(prefix="padtui-bench-") as tmp:
@@ -47,28 +52,37 @@ def main() -> None:
             doc = {"budget_tokens": budget, "encoding": "cl100k_base", "entries": entries}
             padgen.write_bytes(path, json.dumps(doc, indent=2).encode("utf-8"))
 
+        journal = False if args.no_journal else os.path.join(tmp, "pad.jsonl")
         insp = Inspection(path)
+
+        def take(snapshot: Snapshot | None) -> None:
+            assert snapshot is not None
+            examined = insp.examine(snapshot)
+            assert examined is not None
+            journaled = journal_seen(snapshot, journal)
+            insp.take_in(examined, number=journaled.number, journal=journaled.journal)
+
+        tracemalloc.start()  # (from the first version on: its bytes, let go, count too)
         save(0)
-        first = read_once(path)
-        assert first.snapshot is not None
-        insp.observe(first.snapshot)
+        take(read_once(path).snapshot)
         gc.collect()
-        tracemalloc.start()
         base = tracemalloc.get_traced_memory()[0]
         for n in range(1, args.versions + 1):
             save(n)
-            reading = read_once(path, insp.current.pad_file)
-            assert reading.snapshot is not None
-            insp.observe(reading.snapshot)
+            take(read_once(path, insp.current.pad_file).snapshot)
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - base
         tracemalloc.stop()
         size = os.path.getsize(path)
+        holding = sum(v.holds_bytes for v in insp.versions)
+        if not args.no_journal:  # (every older version's bytes come back, byte for byte)
+            assert all(sha256(v.snapshot.data).hexdigest() == v.digest for v in insp.versions)
     kept = args.versions
     print(
-        f"{args.tokens} tokens ({size / 2**20:.2f} MiB a version's bytes): "
-        f"{held / kept / 2**20:.2f} MiB a kept version ({kept} versions, {held / 2**20:.1f} MiB); "
-        f"its bytes {size / 2**20:.2f} MiB of it",
+        f"{args.tokens} tokens ({size / 2**20:.2f} MiB a version's bytes), "
+        f"{'no journal' if args.no_journal else 'journaled'}: "
+        f"{held / kept / 2**20:.3f} MiB a kept version ({kept} versions, {held / 2**20:.1f} MiB); "
+        f"{holding} of {len(insp.versions)} versions hold their bytes",
         flush=True,
     )
     print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "watch",
-        parents=[fmt, rules, journal],
+        parents=[fmt, rules, cache, journal],
         help="the live inspector on a pad file (also: padtui PATH)",
     )
     p.add_argument("path", metavar="PATH", help=f"{path_help()}, or a folder of them")

@@ -44,6 +44,7 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
         "encoding": args.encoding,
         "use_journal": not args.no_journal,
         "rule_map": rule_map(args),
+        "count_cache": not args.no_cache,
     }
 
 
@@ -59,7 +60,8 @@ def watch(args: argparse.Namespace) -> Outcome:
     need_terminal(
         f"{args.path}: the inspector", f"run `padtui check {shell_path(args.path)}` for a report"
     )
-    counter_for(args.encoding)  # an unavailable encoding too
+    if args.encoding is not None:  # an unavailable encoding too (the default one is bundled,
+        counter_for(args.encoding)  # and a warm count cache may not need it loaded at all)
     from padtui.tui.app import make_app
 
     app = make_app(args.path, journal=args.journal, fmt=args.format, **_settings(args))
@@ -84,7 +86,8 @@ def _fleet(args: argparse.Namespace) -> Outcome:
         f"{args.path}: the fleet view",
         f"run `padtui check {shell_path(os.path.join(args.path, 'PAD'))}` for a report on a pad",
     )
-    counter_for(args.encoding)  # an unavailable encoding: exit 2 now, not inside the app
+    if args.encoding is not None:  # an unavailable encoding: exit 2 now, not inside the app
+        counter_for(args.encoding)
     from padtui.tui.fleet import FleetApp
 
     app = FleetApp(args.path, **_settings(args))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Generic, TypeVar
@@ -99,7 +99,7 @@ class Audit:
 
     verdict: Verdict
     findings: tuple[Finding, ...]
-    matches: dict[int, tuple[int, str]]  # old index -> (new index, "id"|"exact"|"close")
+    matches: Mapping[int, tuple[int, str]]  # old index -> (new index, "id"|"exact"|"close")
     tokens_before: int
     tokens_after: int
     claims_before: int

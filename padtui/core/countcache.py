@@ -14,18 +14,20 @@ files are safe to delete at any time.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
 import re
 import sys
+import threading
 from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from padtui.core.claims import CLAIM_RULES
 from padtui.core.rules import RuleRows
-from padtui.core.tokens import MAX_RUN
+from padtui.core.tokens import DEFAULT_ENCODING, MAX_RUN, TokenCounter
 
 FORMAT = 1
 _MAGIC = b"padtui-counts\n"
@@ -89,12 +91,21 @@ def digits_uniform(enc: Any) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=8)
+def _digits_of(enc: Any) -> bool:
+    """``digits_uniform``, asked once of each encoder (a fleet's every pad asks it: 5 ms)."""
+    return digits_uniform(enc)
+
+
 class CountCache:
     """The counts of one pad's texts with one encoding: those read from its file, and those
     learnt in this run, written back by :meth:`save`.
 
     ``path`` None keeps nothing between runs. ``digits`` (see :func:`digits_uniform`) is the
-    file's, else unknown (None) until the encoder is loaded: ``learn_encoder`` sets it."""
+    file's, else unknown (None) until the encoder is loaded: ``learn_encoder`` sets it.
+
+    Threads may share one (the inspector examines versions in a worker while its screen's
+    thread plans a trial): each method holds the cache's lock."""
 
     def __init__(self, path: str | None, encoding: str) -> None:
         self.path = path
@@ -110,7 +121,11 @@ class CountCache:
         self._old: dict[bytes, tuple[int, int]] = {}
         self._hit: dict[bytes, tuple[int, int]] = {}
         self._new: dict[str, list[int]] = {}  # text -> [tokens, claims] learnt in this run
-        self.rules = RuleTable()
+        self._lock = threading.RLock()
+        self._saving = threading.Lock()
+        self.rules = RuleTable(self._lock)
+        self._puts = 0  # calls of put so far ...
+        self._saved: tuple[int, int] = (0, 0)  # ... and of put and rules.put when last saved
         if path is not None:
             self._read(path)
 
@@ -127,13 +142,16 @@ class CountCache:
 
     @property
     def changed(self) -> bool:
-        """Has this run learnt anything the file does not hold?"""
-        return bool(self._new or self.rules.new)
+        """Has this run learnt anything the file does not hold (not saved since)?"""
+        with self._lock:
+            fresh = (self._puts, self.rules.puts) != self._saved
+            return fresh and bool(self._new or self.rules.new)
 
     def learn_encoder(self, enc: Any) -> None:
         """The encoder has been loaded: what it says of digits, if the file did not."""
-        if self.digits is None:
-            self.digits = digits_uniform(enc)
+        with self._lock:
+            if self.digits is None:
+                self.digits = _digits_of(enc)
 
     def key(self, text: str, digits: bool) -> bytes:
         data = text.encode("utf-8", "surrogatepass")
@@ -143,6 +161,10 @@ class CountCache:
 
     def lookup(self, texts: Sequence[str]) -> list[tuple[int | None, int | None]]:
         """(tokens, claims) of each text, None where not known."""
+        with self._lock:
+            return self._lookup(texts)
+
+    def _lookup(self, texts: Sequence[str]) -> list[tuple[int | None, int | None]]:
         new, old, hit = self._new, self._old, self._hit
         if not new and not old:
             return [(None, None)] * len(texts)
@@ -169,24 +191,37 @@ class CountCache:
         self, texts: Iterable[str], tokens: Iterable[int | None], claims: Iterable[int | None]
     ) -> None:
         """Remember counts of texts (None: not known; a known count is never forgotten)."""
-        for text, n, c in zip(texts, tokens, claims, strict=True):
-            row = self._new.setdefault(text, [UNKNOWN, UNKNOWN])
-            if n is not None:
-                row[0] = n
-            if c is not None:
-                row[1] = c
+        rows = list(zip(texts, tokens, claims, strict=True))  # (read before the lock is held)
+        with self._lock:
+            self._puts += 1
+            for text, n, c in rows:
+                row = self._new.setdefault(text, [UNKNOWN, UNKNOWN])
+                if n is not None:
+                    row[0] = n
+                if c is not None:
+                    row[1] = c
 
     def save(self) -> bool:
         """Write the file if this run learnt anything; never raises. False when it could
         not be written (the counts are then simply counted again next time)."""
-        if self.path is None or not self.changed:
+        if self.path is None:
             return True
-        try:
-            data = self._encode()
-            _replace(self.path, data)
-        except (OSError, ValueError, OverflowError):
-            return False
-        return True
+        with self._saving:  # (one write at a time: they share a temporary file's name)
+            with self._lock:
+                if not self.changed:
+                    return True
+                try:
+                    data = self._encode()
+                except (ValueError, OverflowError):
+                    return False
+                saved = self._puts, self.rules.puts
+            try:  # (written with the lock let go: the other threads count on meanwhile)
+                _replace(self.path, data)
+            except OSError:
+                return False
+            with self._lock:
+                self._saved = saved  # (what they learnt meanwhile is saved next time)
+            return True
 
     # --- the file ---------------------------------------------------------------------------
 
@@ -270,33 +305,70 @@ class CountCache:
         self.digits = digits
 
 
-class RuleTable:
-    """The rules of entries (``padtui.core.rules.find_rules``'s memo), by ``rule_key``."""
+class PadCounters:
+    """The token counters of one pad, one per encoding, each with the pad's count cache of
+    that encoding (its file read when it is first asked for): what a live view of the pad
+    counts with, from any of its threads. ``save`` writes back what they learnt."""
 
-    def __init__(self) -> None:
+    def __init__(self, pad_path: str, folder: str | None = None) -> None:
+        self.pad_path = pad_path
+        self.folder = folder
+        self._counters: dict[str, TokenCounter] = {}
+        self._lock = threading.Lock()
+
+    def counter(self, encoding: str | None = None) -> TokenCounter:
+        """The counter of ``encoding`` (the default one if None); raises
+        ``EncodingUnavailable`` as ``counter_for`` does, when it must load the encoder."""
+        name = encoding or DEFAULT_ENCODING
+        with self._lock:
+            counter = self._counters.get(name)
+            if counter is None:
+                store = CountCache.for_pad(self.pad_path, name, self.folder)
+                counter = self._counters[name] = TokenCounter(name, store)
+            return counter
+
+    def save(self) -> bool:
+        """Write each cache that learnt something; never raises (False: one could not be
+        written, and its counts are counted again next time)."""
+        with self._lock:
+            counters = list(self._counters.values())
+        return all([c.store.save() for c in counters if c.store is not None])
+
+
+class RuleTable:
+    """The rules of entries (``padtui.core.rules.find_rules``'s memo), by ``rule_key``;
+    ``lock``: its count cache's."""
+
+    def __init__(self, lock: threading.RLock | None = None) -> None:
         self.old: dict[bytes, RuleRows] = {}
         self.hit: dict[bytes, RuleRows] = {}
         self.new: dict[bytes, RuleRows] = {}
+        self.puts = 0
+        self._lock = lock if lock is not None else threading.RLock()
 
     def get(self, key: bytes) -> RuleRows | None:
-        rows = self.new.get(key)
-        if rows is None:
-            rows = self.old.get(key)
-            if rows is not None:
-                self.hit[key] = rows
-        return rows
+        with self._lock:
+            rows = self.new.get(key)
+            if rows is None:
+                rows = self.old.get(key)
+                if rows is not None:
+                    self.hit[key] = rows
+            return rows
 
     def put(self, key: bytes, rows: RuleRows) -> None:
-        self.new[key] = rows
+        with self._lock:
+            self.puts += 1
+            self.new[key] = rows
 
     def kept(self) -> dict[bytes, RuleRows]:
         """What the file keeps: this run's, then earlier ones, up to the limit."""
-        out = dict(self.new)
-        for k, rows in (*self.hit.items(), *self.old.items()):
-            if len(out) >= LIMIT:
-                break
-            out.setdefault(k, rows)
-        return out
+        with self._lock:
+            out = dict(self.new)
+            for k, rows in (*self.hit.items(), *self.old.items()):
+                if len(out) >= LIMIT:
+                    break
+                out.setdefault(k, rows)
+            return out
 
 
 def _rule_rows(data: bytes) -> dict[bytes, RuleRows] | None:

@@ -10,15 +10,19 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import NamedTuple, Protocol
 
 from padtui.core.audit import Audit, audit, totals
 from padtui.core.claims import pad_claims
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
+from padtui.core.countcache import PadCounters
 from padtui.core.errors import PadError
-from padtui.core.formats import PadFile, named
+from padtui.core.formats import Layout, PadFile, named
+from padtui.core.fsio import Stamp
 from padtui.core.journal import OWN_ORIGINS, Journal
 from padtui.core.journal import Version as JournalVersion
-from padtui.core.model import Entry
+from padtui.core.matching import Pairs
+from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap
 from padtui.core.store import JournalArg, Snapshot, journal_of, snapshot_of
 from padtui.core.tokens import TokenCounter, counter_for
@@ -37,13 +41,51 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass(frozen=True)
+class InJournal:
+    """A version's reading without its bytes, which its journal holds (version ``n``):
+    what an older version keeps. Its parse stays (shared with its neighbours'); its bytes
+    come back from the journal when asked for, checked against their digest."""
+
+    path: str
+    target: str
+    pad: Pad
+    layout: Layout
+    stamp: Stamp
+    journal: Journal
+    n: int
+    digest: str
+
+    @classmethod
+    def of(cls, snapshot: Snapshot, journal: Journal, n: int, key: str) -> InJournal:
+        f = snapshot.file
+        if f.path != snapshot.path:  # (never so: a snapshot is read by its pad file's name)
+            raise ValueError(f"{snapshot.path}: read as {f.path}")
+        return cls(snapshot.path, snapshot.target, f.pad, f.layout, snapshot.stamp, journal, n, key)
+
+    def snapshot(self) -> Snapshot:
+        """The version as read, its bytes read back from the journal (PadError when the
+        journal no longer holds them: damaged, or another pad's)."""
+        data = self.journal.data(self.n)
+        if digest(data) != self.digest:
+            raise PadError(
+                self.journal.path, f"version {self.n} there is not the version seen as it"
+            )
+        f = PadFile(self.path, self.pad, self.layout, data)
+        return Snapshot(self.path, self.target, f, self.stamp)
+
+
 @dataclass(frozen=True, kw_only=True)
 class Version:
-    """One version of the pad as it was seen, with the audit of the rewrite that made it."""
+    """One version of the pad as it was seen, with the audit of the rewrite that made it.
+
+    The current version holds its bytes (a commit compares against them); an older one that
+    its journal holds keeps only its parse, and reads its bytes back from there on demand
+    (``snapshot``, ``pad_file``): memory per version is what changed, not the pad's size."""
 
     number: int  # its number in the journal (counted from 1 here when there is no journal)
     seen_at: datetime
-    snapshot: Snapshot  # the bytes as read, with the stamp a commit compares against
+    read: Snapshot | InJournal  # as read; an older version's without its bytes
     digest: str
     origin: str  # "initial", "agent" or "padtui" (a commit made here)
     tokens: int
@@ -51,17 +93,56 @@ class Version:
     claims: int
     caution_share: float
     audit: Audit | None  # against the version before; None for the first
+    journal: Journal | None = None  # the journal that holds it as version ``number``
 
     @property
     def verdict(self) -> str:
         return self.audit.verdict if self.audit is not None else "initial"
 
     @property
+    def pad(self) -> Pad:
+        return self.read.pad
+
+    @property
+    def layout(self) -> Layout:
+        return self.read.layout if isinstance(self.read, InJournal) else self.read.file.layout
+
+    @property
+    def stamp(self) -> Stamp:
+        return self.read.stamp
+
+    @property
+    def holds_bytes(self) -> bool:
+        return isinstance(self.read, Snapshot)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The version as read (an older one's bytes read back from its journal)."""
+        return self.read if isinstance(self.read, Snapshot) else self.read.snapshot()
+
+    @property
     def pad_file(self) -> PadFile:
         return self.snapshot.file
 
+    def without_bytes(self) -> Version:
+        """This version, its bytes let go when its journal holds them (else as it is)."""
+        if self.journal is None or not isinstance(self.read, Snapshot):
+            return self
+        return replace(self, read=InJournal.of(self.read, self.journal, self.number, self.digest))
 
-def shared(old: PadFile, new: PadFile) -> PadFile:
+
+class Parsed(Protocol):
+    """A version parsed: a :class:`PadFile`, or a :class:`Version` (whose bytes may be in
+    its journal only)."""
+
+    @property
+    def pad(self) -> Pad: ...
+
+    @property
+    def layout(self) -> Layout: ...
+
+
+def shared(old: Parsed, new: PadFile) -> PadFile:
     """``new``, its unchanged entries (and the text between them) being ``old``'s own objects.
 
     A live pad is mostly the same from one version to the next: keeping a thousand versions
@@ -146,16 +227,24 @@ class Examined:
     audit: Audit | None
 
 
-def journal_seen(snapshot: Snapshot, journal: JournalArg) -> tuple[int | None, str | None]:
-    """Journal a version seen: its number in the journal, and who made it when padtui did
-    (a commit or a restore, from the inspector or the command line), else None. Raises
+class Journaled(NamedTuple):
+    """Where a version seen was journaled (all None: it was not)."""
+
+    number: int | None
+    origin: str | None  # who made it when padtui did (a commit or a restore), else None
+    journal: Journal | None
+
+
+def journal_seen(snapshot: Snapshot, journal: JournalArg) -> Journaled:
+    """Journal a version seen: its number in the journal, who made it when padtui did (a
+    commit or a restore, from the inspector or the command line), and the journal. Raises
     ``OSError`` or ``PadError`` when the journal cannot be written."""
     j = journal_of(snapshot.path, journal)
     if j is None:
-        return None, None
+        return Journaled(None, None, None)
     n = j.append(snapshot.data, snapshot.format, "seen", snapshot.file)
     origin = journal_origin(j.version(n).origin)
-    return n, origin if origin in OWN else None
+    return Journaled(n, origin if origin in OWN else None, j)
 
 
 @dataclass
@@ -181,11 +270,16 @@ class Inspection:
     ladder: tuple[int, int] | None = None
     acknowledged: set[int] = field(default_factory=set)  # versions whose alarm was seen to
     undone: set[int] = field(default_factory=set)  # versions whose alarm a restore undid
+    # the pad's counters, with its count cache kept between runs (None: the process's own)
+    counters: PadCounters | None = None
 
     @property
     def counter(self) -> TokenCounter:
-        pad = self.current.pad_file.pad if self.versions else None
-        return counter_for(self.encoding or (pad.encoding if pad else None))
+        pad = self.current.pad if self.versions else None
+        encoding = self.encoding or (pad.encoding if pad else None)
+        if self.counters is not None:
+            return self.counters.counter(encoding)
+        return counter_for(encoding)
 
     @property
     def current(self) -> Version:
@@ -193,7 +287,7 @@ class Inspection:
 
     @property
     def budget(self) -> int:
-        return resolve_budget(self.current.pad_file.pad, self.budget_override)
+        return resolve_budget(self.current.pad, self.budget_override)
 
     # --- readings ------------------------------------------------------------------------
 
@@ -212,17 +306,19 @@ class Inspection:
         now: datetime | None = None,
         origin: str | None = None,
         number: int | None = None,
+        journal: Journal | None = None,
     ) -> Observed | None:
         """Take in a reading of the file; None if it is the version already on screen.
 
         ``origin`` overrides who made the version (a replayed journal knows); ``number`` is
-        its number in the journal (else the one after the version before).
+        its number in the journal (else the one after the version before), ``journal`` the
+        journal that holds it so (see :meth:`take_in`).
         """
         self.status, self.status_detail = "live", ""
         examined = self.examine(snapshot)
         if examined is None:
             return None
-        return self.take_in(examined, now=now, origin=origin, number=number)
+        return self.take_in(examined, now=now, origin=origin, number=number, journal=journal)
 
     def examine(self, snapshot: Snapshot) -> Examined | None:
         """The costly half of observing a reading, which changes nothing here (a worker
@@ -234,11 +330,14 @@ class Inspection:
         if previous is not None and previous.digest == key:
             return None
         if previous is not None:
-            snapshot = replace(snapshot, file=shared(previous.pad_file, snapshot.file))
+            snapshot = replace(snapshot, file=shared(previous, snapshot.file))
         pad = snapshot.file.pad
         counter = self.counter
         counted = totals(pad, counter)
-        result = audit(previous.pad_file.pad, pad, counter, self.rule_map) if previous else None
+        result = None
+        if previous is not None:
+            result = audit(previous.pad, pad, counter, self.rule_map)
+            result = replace(result, matches=Pairs(result.matches))  # (kept: kept small)
         return Examined(
             snapshot=snapshot,
             digest=key,
@@ -257,11 +356,13 @@ class Inspection:
         now: datetime | None = None,
         origin: str | None = None,
         number: int | None = None,
+        journal: Journal | None = None,
     ) -> Observed | None:
         """The cheap half: the examined version becomes the current one, audited, numbered,
         and an alarm raised if its rewrite lost what it should not have. A version examined
         against one that is no longer the current (another came in meanwhile) is examined
-        again first."""
+        again first. ``journal``: the journal that holds it as version ``number``; once it
+        is not the current version, its bytes are let go (read back from there on demand)."""
         self.status, self.status_detail = "live", ""
         previous = self.versions[-1] if self.versions else None
         if (previous.digest if previous is not None else None) != examined.after:
@@ -285,7 +386,7 @@ class Inspection:
         version = Version(
             number=number,
             seen_at=now or self.clock(),
-            snapshot=examined.snapshot,
+            read=examined.snapshot,
             digest=key,
             origin=origin,
             tokens=tokens,
@@ -293,7 +394,10 @@ class Inspection:
             claims=examined.claims,
             caution_share=examined.caution / tokens if tokens else 0.0,
             audit=result,
+            journal=journal if number is not None else None,
         )
+        if previous is not None:
+            self.versions[-1] = previous.without_bytes()
         self.versions.append(version)
         if self.keep_versions is not None and len(self.versions) > max(self.keep_versions, 1):
             gone = len(self.versions) - max(self.keep_versions, 1)
@@ -314,18 +418,24 @@ class Inspection:
         self.step = 0
         return Observed(version, alarm, invalidated)
 
-    def journaled(self, key: str, number: int, origin: str | None = None) -> None:
+    def journaled(
+        self, key: str, number: int, origin: str | None = None, journal: Journal | None = None
+    ) -> None:
         """The journal's number for the version ``key``, taken in before it was journaled (a
         pad's first reading is on screen before the append), and padtui as who made it when
-        the journal says so (a restore journaled meanwhile): its alarm is then withdrawn."""
+        the journal says so (a restore journaled meanwhile): its alarm is then withdrawn.
+        ``journal``: the journal that holds it so (its bytes are let go once it is not the
+        current version)."""
         for i in range(len(self.versions) - 1, -1, -1):
             v = self.versions[i]
             if v.digest != key:
                 continue
             own = origin if origin is not None and origin in OWN else None
-            if v.number == number and own is None:
+            if v.number == number and own is None and (journal is None or v.journal is journal):
                 return
-            new = replace(v, number=number, origin=own or v.origin)
+            new = replace(v, number=number, origin=own or v.origin, journal=journal or v.journal)
+            if i < len(self.versions) - 1:
+                new = new.without_bytes()
             self.versions[i] = new
             alarms = [a for a in self.alarms if a.version is not v]
             if own is None:
@@ -352,7 +462,7 @@ class Inspection:
         """Take in the journaled versions ``wanted``, in order; returns how many."""
         taken = 0
         for v in wanted:
-            previous = self.current.pad_file if self.versions else None
+            previous = self.current.snapshot.file if self.versions else None
             try:
                 pad_file = journal.pad_file(v.n, previous)
             except PadError:
@@ -362,7 +472,8 @@ class Inspection:
             except ValueError:
                 seen = datetime.fromtimestamp(v.time_ns / 1e9, UTC)
             origin = journal_origin(v.origin, first=v.n == 1)
-            if self.observe(snapshot_of(pad_file), now=seen, origin=origin, number=v.n):
+            snapshot = snapshot_of(pad_file)
+            if self.observe(snapshot, now=seen, origin=origin, number=v.n, journal=journal):
                 taken += 1
         return taken
 
@@ -387,6 +498,7 @@ class Inspection:
             encoding=self.encoding,
             clock=self.clock,
             rule_map=self.rule_map,
+            counters=self.counters,
         )
         past._take_journaled(journal, wanted)
         found = past.versions
@@ -403,12 +515,12 @@ class Inspection:
 
     def start_trial(self) -> Plan:
         self.trial = plan(
-            self.current.pad_file.pad,
+            self.current.pad,
             self.budget_override,
             self.policy,
             self.counter,
             now=self.clock(),
-            fmt=self.current.pad_file.layout.format,
+            fmt=self.current.layout.format,
             rule_map=self.rule_map,
         )
         self.step = len(self.trial.dropped)
@@ -464,7 +576,7 @@ class Inspection:
         Not for a pad whose format has no token budget (a Letta agent file)."""
         if not self.versions:
             return False
-        fmt = named(self.current.pad_file.layout.format)
+        fmt = named(self.current.layout.format)
         if fmt is None or not fmt.token_budget:
             return False
         return self.current.sealed_tokens > self.budget

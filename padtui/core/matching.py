@@ -5,7 +5,9 @@ from __future__ import annotations
 import bisect
 import heapq
 import re
+from array import array
 from collections import defaultdict, deque
+from collections.abc import Iterator, Mapping
 from difflib import SequenceMatcher
 
 from padtui.core.model import Entry, Pad
@@ -68,6 +70,50 @@ def match(old: Pad, new: Pad) -> dict[int, tuple[int, str]]:
                 taken.add(hit)
     _match_close(old, new, found, taken)
     return found
+
+
+class Pairs(Mapping[int, tuple[int, str]]):
+    """A matching kept for later (the history's diff), as runs of consecutive entries paired
+    alike: a pad of thousands of entries, most of them paired in place, costs a few runs,
+    not a dict of thousands of pairs."""
+
+    __slots__ = ("_hows", "_lens", "_news", "_olds", "_size")
+
+    def __init__(self, pairs: Mapping[int, tuple[int, str]]) -> None:
+        olds, news, lens = array("q"), array("q"), array("q")
+        hows: list[str] = []
+        for o in sorted(pairs):
+            n, how = pairs[o]
+            if hows and o == olds[-1] + lens[-1] and n == news[-1] + lens[-1] and how == hows[-1]:
+                lens[-1] += 1
+            else:
+                olds.append(o)
+                news.append(n)
+                lens.append(1)
+                hows.append(how)
+        self._olds, self._news, self._lens, self._hows = olds, news, lens, tuple(hows)
+        self._size = len(pairs)
+
+    def __getitem__(self, old: int) -> tuple[int, str]:
+        i = bisect.bisect_right(self._olds, old) - 1
+        if i >= 0 and old < self._olds[i] + self._lens[i]:
+            return self._news[i] + old - self._olds[i], self._hows[i]
+        raise KeyError(old)
+
+    def __iter__(self) -> Iterator[int]:
+        for start, length in zip(self._olds, self._lens, strict=True):
+            yield from range(start, start + length)
+
+    def __len__(self) -> int:
+        return self._size
+
+    @property
+    def runs(self) -> int:
+        """How many runs hold the pairs (what they cost)."""
+        return len(self._olds)
+
+    def __repr__(self) -> str:
+        return f"Pairs({dict(self.items())!r})"
 
 
 def _closeness(sm: SequenceMatcher[str], a: str, b: str) -> float:

@@ -290,12 +290,20 @@ def settling(
         elif started - since >= quiet:
             if now.data is None or now.st is None:
                 raise PadError(path, NO_SUCH_FILE)
-            pad_file = parse(path, now.data, fmt, previous)
+            if previous is not None and _same(previous, path, fmt, now.data):
+                pad_file = previous  # (read again as it was: not parsed again)
+            else:
+                pad_file = parse(path, now.data, fmt, previous)
             if fsio.still(now.st, now.target):
                 return Snapshot(path, now.target, pad_file, Stamp.of(now.st, now.data))
             seen, since = fsio.look(path), time.monotonic()
         if time.monotonic() >= deadline:
             raise PadError(path, f"{STILL_WRITING} (it kept changing for {limit:g} s)")
+
+
+def _same(previous: PadFile, path: str, fmt: str, data: bytes) -> bool:
+    """Is ``data``, read by ``path`` as ``fmt``, the very version ``previous``?"""
+    return previous.path == path and previous.layout.format == fmt and previous.data == data
 
 
 def snapshot_of(pad_file: PadFile) -> Snapshot:

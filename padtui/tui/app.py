@@ -16,6 +16,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from padtui.core import store
+from padtui.core.countcache import PadCounters
 from padtui.core.inspection import Inspection
 from padtui.core.rules import RuleMap
 from padtui.core.text import clean
@@ -92,10 +93,18 @@ class PadApp(PadtuiApp):
         fmt: str | None = None,
         rule_map: RuleMap | None = None,
         narration: bool = False,
+        count_cache: bool = True,
     ) -> None:
+        """``count_cache``: count with the pad's count cache (padtui/core/countcache.py),
+        written back as the app ends (else count every text afresh, and keep nothing)."""
         super().__init__()
         inspection = Inspection(
-            path, policy=policy, budget_override=budget, encoding=encoding, rule_map=rule_map
+            path,
+            policy=policy,
+            budget_override=budget,
+            encoding=encoding,
+            rule_map=rule_map,
+            counters=PadCounters(path) if count_cache else None,
         )
         if clock is not None:  # a fixed clock makes the screen reproducible (snapshot tests)
             inspection.clock = clock
@@ -129,6 +138,16 @@ class PadApp(PadtuiApp):
 
     def take(self, reading: Reading) -> None:
         self.inspector.take(reading)
+
+    def on_unmount(self) -> None:
+        keep_counts(self.inspection)
+
+
+def keep_counts(inspection: Inspection) -> None:
+    """Write back the counts the pad's count cache learnt (a failure is passed over: they
+    are counted again next time)."""
+    if inspection.counters is not None:
+        inspection.counters.save()
 
 
 def make_app(path: str, **options: Any) -> PadApp:

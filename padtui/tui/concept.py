@@ -90,7 +90,7 @@ def live_example(inspection: Inspection) -> Text:
         text.append("  (no version read yet)")
         return text
     v = inspection.current
-    pad = v.pad_file.pad
+    pad = v.pad
     hazards = [one_line(e.label, 40) for e in pad.rewritable if e.protected]
     per_claim = v.tokens / v.claims if v.claims else 0.0
     text.append(

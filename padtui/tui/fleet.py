@@ -50,6 +50,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 
 from padtui.core import store
+from padtui.core.countcache import PadCounters
 from padtui.core.formats import format_for_name, suffixes
 from padtui.core.inspection import (
     OWN,
@@ -61,7 +62,7 @@ from padtui.core.inspection import (
 from padtui.core.rules import RuleMap
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled_pausing_here, watch_fault
-from padtui.tui.app import PadtuiApp
+from padtui.tui.app import PadtuiApp, keep_counts
 from padtui.tui.inspector import (
     FAILED,
     InspectorScreen,
@@ -171,7 +172,7 @@ class FleetPad:
             budget = insp.budget
             gauge = gauge_text(v.sealed_tokens, v.tokens - v.sealed_tokens, budget, GAUGE_WIDTH)
             tokens = Text(f"{v.tokens}/{budget}", style="bold red" if v.tokens > budget else "")
-            changed = Text(self.changed_at(v.seen_at, v.snapshot.stamp.mtime_ns))
+            changed = Text(self.changed_at(v.seen_at, v.stamp.mtime_ns))
         else:
             gauge = Text("·" * GAUGE_WIDTH, style="dim")
             tokens = Text("–", style="dim")
@@ -475,9 +476,12 @@ class FleetApp(PadtuiApp):
         keep_versions: int = KEEP_VERSIONS,
         clock: Callable[[], datetime] = utc_now,
         rule_map: RuleMap | None = None,
+        count_cache: bool = True,
     ) -> None:
+        """``count_cache``: each pad counted with its count cache (see ``PadApp``)."""
         super().__init__()
         self.folder = folder
+        self.count_cache = count_cache
         self.place = clean(os.path.abspath(folder))  # the folder, as the top bar names it
         self.use_journal = use_journal
         # each pad's inspection, with the settings the fleet was opened with
@@ -520,6 +524,8 @@ class FleetApp(PadtuiApp):
     def on_unmount(self) -> None:
         self._stop.set()
         sys.setswitchinterval(self._switch_interval)
+        for pad in self.pads.values():
+            keep_counts(pad.inspection)
 
     def get_default_screen(self) -> FleetScreen:
         return self.fleet_screen
@@ -665,7 +671,8 @@ class FleetApp(PadtuiApp):
 
     def _new_pad(self, name: str) -> FleetPad:
         path = os.path.join(self.folder, name)
-        return FleetPad(name, path, self.inspection_for(path))
+        counters = PadCounters(path) if self.count_cache else None
+        return FleetPad(name, path, self.inspection_for(path, counters=counters))
 
     async def _read(
         self, pad: FleetPad
@@ -808,6 +815,9 @@ class FleetApp(PadtuiApp):
         with pad.lock:
             pad.is_open = False
         self.open = self.inspector = None
+        self.run_worker(
+            partial(keep_counts, pad.inspection), thread=True, description="keep the counts"
+        )
         if pad.name in self.fleet_screen.table.cells:
             self.fleet_screen.table.set_row(pad.name, pad.cells(self.theme_variables))
         self._draw_fleet_bars()

@@ -43,12 +43,14 @@ from padtui.core.inspection import (
     Alarm,
     Examined,
     Inspection,
+    Journaled,
     Observed,
     Version,
     journal_seen,
 )
+from padtui.core.journal import Journal
 from padtui.core.model import Pad
-from padtui.core.rules import RuleMap
+from padtui.core.rules import RuleMap, RuleMemo
 from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled, watch_pad
@@ -143,6 +145,7 @@ class Prepared:
     examined: Examined | None = None  # a version not on screen yet
     number: int | None = None  # its number in the journal
     origin: str | None = None  # who made it, when padtui did
+    journal: Journal | None = None  # the journal that holds it
     seen_at: datetime | None = None  # when it was made, when the reading knows (else now)
     journal_error: str | None = None
     failed: str | None = None  # padtui's own failure on it (see failure)
@@ -156,10 +159,10 @@ def prepare(insp: Inspection, reading: Reading, journal: store.JournalArg) -> Pr
         return Prepared(reading=reading)
     try:
         examined = insp.examine(snapshot)  # (None: the version taken in last, read again)
-        number, origin, problem = None, None, None
+        journaled, problem = Journaled(None, None, None), None
         if examined is not None and journal is not False:
             try:
-                number, origin = journal_seen(snapshot, journal)
+                journaled = journal_seen(snapshot, journal)
             except (OSError, PadError) as exc:
                 problem = str(exc)
     except EncodingUnavailable as exc:  # the file names an encoding not here
@@ -167,7 +170,12 @@ def prepare(insp: Inspection, reading: Reading, journal: store.JournalArg) -> Pr
     except Exception as exc:  # (see failure)
         return Prepared(reading=reading, failed=failure(insp.path, exc))
     return Prepared(
-        reading=reading, examined=examined, number=number, origin=origin, journal_error=problem
+        reading=reading,
+        examined=examined,
+        number=journaled.number,
+        origin=journaled.origin,
+        journal=journaled.journal,
+        journal_error=problem,
     )
 
 
@@ -185,7 +193,11 @@ def take(insp: Inspection, prepared: Prepared) -> Observed | None:
         insp.status, insp.status_detail = "live", ""  # (the version on screen, read again)
     else:
         return insp.take_in(
-            prepared.examined, now=prepared.seen_at, origin=prepared.origin, number=prepared.number
+            prepared.examined,
+            now=prepared.seen_at,
+            origin=prepared.origin,
+            number=prepared.number,
+            journal=prepared.journal,
         )
     return None
 
@@ -330,15 +342,17 @@ class InspectorScreen(Screen[None]):
 
     async def _journal_first_version(self, examined: Examined) -> None:
         try:
-            number, origin = await asyncio.to_thread(journal_seen, examined.snapshot, self.journal)
+            journaled = await asyncio.to_thread(journal_seen, examined.snapshot, self.journal)
         except (OSError, PadError) as exc:
             self.notify(f"journal not written: {exc}", severity="warning")
             return
         except Exception as exc:  # (see failure)
             self.notify(failure(self.inspection.path, exc), title="journal", severity="error")
             return
-        if number is not None:
-            self.inspection.journaled(examined.digest, number, origin)
+        if journaled.number is not None:
+            self.inspection.journaled(
+                examined.digest, journaled.number, journaled.origin, journaled.journal
+            )
             self.refresh_view()
 
     def _announce_outstanding(self) -> None:
@@ -527,7 +541,7 @@ class InspectorScreen(Screen[None]):
 
     def _draw_panes(self) -> None:
         insp = self.inspection
-        pad = insp.current.pad_file.pad
+        pad = insp.current.pad
         costs = totals(pad, insp.counter).costs  # (counted as the version was examined)
         dropped = {e.index for e in insp.previewed_drops}
         focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
@@ -678,20 +692,24 @@ class InspectorScreen(Screen[None]):
         v = insp.current
         if self._at_risk is not None and self._at_risk[0] == v.digest:
             return self._at_risk[1]
-        pad = v.pad_file.pad
+        pad = v.pad
         if len(pad.entries) <= RULES_AT_ONCE:
             self._at_risk = (v.digest, unsealed_rules(pad, insp.rule_map))
             return self._at_risk[1]
         if self._at_risk_sought != v.digest:
             self._at_risk_sought = v.digest
-            self.find_unsealed_rules(v.digest, pad, insp.rule_map)
+            store = insp.counter.store
+            memo = store.rules if store is not None else None  # (kept between runs)
+            self.find_unsealed_rules(v.digest, pad, insp.rule_map, memo)
         return None
 
     # (a description: else Textual makes one of its arguments' repr, a whole pad's)
     @work(exclusive=True, group="at-risk", thread=True, description="rules at risk")
-    def find_unsealed_rules(self, digest: str, pad: Pad, rule_map: RuleMap | None) -> None:
+    def find_unsealed_rules(
+        self, digest: str, pad: Pad, rule_map: RuleMap | None, memo: RuleMemo | None
+    ) -> None:
         try:
-            rules = unsealed_rules(pad, rule_map)
+            rules = unsealed_rules(pad, rule_map, memo=memo)
         except Exception as exc:  # (see failure)
             self._failed_in_thread(exc, "rules at risk not found")
             return
@@ -1027,7 +1045,7 @@ class InspectorScreen(Screen[None]):
         if self.read_only_reason is not None:
             return self.read_only_reason
         if insp.versions:
-            layout = insp.current.pad_file.layout
+            layout = insp.current.layout
             return read_only_reason(layout.format) or layout.read_only
         return read_only_reason(self.pad_format or format_for_name(insp.path) or "")
 
@@ -1036,13 +1054,13 @@ class InspectorScreen(Screen[None]):
         insp = self.inspection
         if not insp.versions:
             return None
-        fmt = named(insp.current.pad_file.layout.format)
+        fmt = named(insp.current.layout.format)
         if fmt is None or fmt.token_budget:  # (only a pad budgeted in characters has them)
             return None
         v = insp.current
         key = v.digest
         if self._limits is None or self._limits[0] != key:
-            pad = v.pad_file.pad
+            pad = v.pad
             costs = insp.counter.count_many(e.text for e in pad.entries)
             found = letta.limits(pad, dict(zip((e.index for e in pad.entries), costs, strict=True)))
             self._limits = (key, found)

@@ -97,7 +97,11 @@ class ReplayApp(Stepping, PadtuiApp):
             except ValueError:  # (a journal written by hand: its nanoseconds say the same)
                 seen = datetime.fromtimestamp(v.time_ns / 1e9, UTC)
             self.inspection.observe(
-                store.snapshot_of(pad_file), now=seen, origin=v.origin, number=v.n
+                store.snapshot_of(pad_file),
+                now=seen,
+                origin=v.origin,
+                number=v.n,
+                journal=self.journal,  # (an older version's bytes stay there)
             )
         self.recorded = list(self.inspection.versions)
         self.cursor = len(self.recorded) - 1

@@ -531,8 +531,8 @@ class HistoryScreen(Screen[None]):
 
     def _diff(self, v: Version) -> Text:
         previous = self._before(v)
-        before = previous.pad_file.pad if previous is not None else None
-        after = v.pad_file.pad
+        before = previous.pad if previous is not None else None
+        after = v.pad
         text = Text("entries\n", style="bold")
         if before is None or v.audit is None:
             return text

@@ -389,14 +389,15 @@ class EntryPane(PagedList):
         start = cache.lines[-1][0] + 1 if cache.lines else 0
         # (one step a turn: the next waits for its turn, however often the lines are read)
         end = start if self._laying_out else min(len(options), start + LAYOUT_STEP)
+        width = self._measure_width() if end > start else 0
         for index in range(start, end):
             cache.index_to_line[index] = len(cache.lines)
-            height = self._measure(options[index])
+            height = self._measure(options[index], width)
             cache.heights[index] = height
             cache.lines.extend([(index, k) for k in range(height)])
         if end < len(options) and not self._laying_out:
             self._laying_out = True
-            self.call_later(self._lay_out_more)
+            self.call_after_refresh(self._lay_out_more)  # (the frame so far is drawn first)
         divider = end == len(options) and options and options[-1]._divider
         size = Size(self._layout_width(), len(cache.lines) - (1 if divider else 0))
         if size != self.virtual_size:
@@ -416,12 +417,17 @@ class EntryPane(PagedList):
     def _layout_width(self) -> int:
         return self.scrollable_content_region.width - self._get_left_gutter_width()
 
-    def _measure(self, option: Option) -> int:
-        """An option's height in lines, at the pane's width."""
+    def _measure_width(self) -> int:
+        """The width an option is laid out at (asked once for all the options measured)."""
         padding = self.get_component_styles("option-list--option").padding
+        return self._layout_width() - padding.width
+
+    def _measure(self, option: Option, width: int | None = None) -> int:
+        """An option's height in lines, at the pane's width (``width``, when known)."""
         rules = cast(RulesMap, self.styles)
         visual = self._get_visual(option)
-        return visual.get_height(rules, self._layout_width() - padding.width) + option._divider
+        at = self._measure_width() if width is None else width
+        return visual.get_height(rules, at) + option._divider
 
     def _relayout(self, a: int, b: int) -> None:
         """Measure the options ``a`` to ``b`` (swapped in place of as many) into the map of
@@ -430,8 +436,9 @@ class EntryPane(PagedList):
         start = cache.index_to_line[a]
         before = sum(cache.heights[i] for i in range(a, b))
         lines: list[tuple[int, int]] = []
+        width = self._measure_width()
         for i in range(a, b):
-            height = self._measure(self._options[i])
+            height = self._measure(self._options[i], width)
             cache.heights[i] = height
             cache.index_to_line[i] = start + len(lines)
             lines.extend((i, k) for k in range(height))

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 import tempfile
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -311,3 +313,51 @@ def test_rules_beyond_the_file_s_bound_are_found_again(
         assert plan(pad, None, "strict", counter, find_rules_now=True).rules_at_risk == fresh
         assert counter.store is not None and counter.store.rules.new, run
         assert counter.store.save() and counter.store.warm == (run == "found again")
+
+
+def test_threads_share_one_cache_and_lose_no_count(tmp_path: Path) -> None:
+    """The inspector's worker counts new versions while its screen's thread plans a trial
+    and the cache is written back: every count learnt reaches the file, none raises."""
+    path = str(tmp_path / "pad.counts")
+    cache = CountCache(path, "cl100k_base")
+    cache.digits = False
+    failures: list[BaseException] = []
+    start = threading.Barrier(4)
+
+    def learn(who: int) -> None:
+        try:
+            start.wait()
+            for i in range(3000):
+                text = f"thread {who} text {i}"
+                cache.put([text], [i], [who])
+                assert cache.lookup([text]) == [(i, who)]
+                cache.rules.put(cache.key(text, False), ())
+        except BaseException as exc:  # (reported below)
+            failures.append(exc)
+
+    learners = [threading.Thread(target=learn, args=(w,)) for w in range(3)]
+
+    def save() -> None:
+        try:
+            start.wait()
+            while any(t.is_alive() for t in learners):
+                assert cache.save()
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [*learners, threading.Thread(target=save)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # (the threads take turns as often as can be)
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert cache.save()
+    again = CountCache(path, "cl100k_base")
+    texts = [f"thread {w} text {i}" for w in range(3) for i in range(3000)]
+    assert again.lookup(texts) == [(i, w) for w in range(3) for i in range(3000)]
+    assert len(again.rules.old) == len(texts)

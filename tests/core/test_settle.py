@@ -142,3 +142,25 @@ def test_no_pad_file_is_refused_at_once_without_blocking(tmp_path: Path) -> None
         store.read(str(fifo), quiet=QUIET)
     with pytest.raises(PadError, match="not a regular file"):
         store.read(str(fifo))
+
+
+def test_a_settled_read_of_the_version_given_is_that_version_not_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watch's first look at a large pad finds the version on screen: no parse."""
+    path = tmp_path / "pad.json"
+    path.write_text(json.dumps([{"kind": "note", "text": "One."}]), "utf-8")
+    first = store.read_settled(str(path), quiet=0.01)
+    parsed: list[str] = []
+    real = store.parse
+
+    def counting(*args: object, **kwargs: object) -> object:
+        parsed.append(str(args[0]))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "parse", counting)
+    again = store.read_settled(str(path), quiet=0.01, previous=first.file)
+    assert again.file is first.file and parsed == []
+    path.write_text(json.dumps([{"kind": "note", "text": "Two."}]), "utf-8")
+    changed = store.read_settled(str(path), quiet=0.01, previous=first.file)
+    assert changed.pad.entries[0].text == "Two." and parsed == [str(path)]

@@ -248,3 +248,30 @@ async def test_the_first_version_is_on_screen_before_the_journal_append(
         topbar = app.screen.query_one("#topbar", Static).content
         assert "v3" in str(topbar)
     assert [v.n for v in journal_of(pad).versions()] == [1, 2, 3]
+
+
+async def test_older_versions_leave_their_bytes_to_the_journal_and_show_as_they_were(
+    tmp_path: Path,
+) -> None:
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    written = [pad.read_bytes()]
+    async with inspector(pad) as h:
+        insp = h.app.inspection
+        doc = json.loads(pad.read_text("utf-8"))
+        for n in range(3):
+            doc.append({"kind": "note", "id": f"n-{n}", "text": f"Note {n}."})
+            written.append(json.dumps(doc, indent=2).encode("utf-8"))
+            write_atomic(pad, written[-1])
+            await h.until(lambda n=n: insp.current.number == n + 2, f"version {n + 2}")
+        assert [v.holds_bytes for v in insp.versions] == [False, False, False, True]
+        assert [v.snapshot.data for v in insp.versions] == written  # (from the journal)
+        await h.pilot.press("h")
+        screen = h.app.screen
+        assert isinstance(screen, HistoryScreen)
+
+        def detail() -> str:
+            return str(screen.query_one("#detail", Static).content)
+
+        screen.query_one("#versions", OptionList).highlighted = 2  # version 2, against 1
+        await h.until(lambda: "version 2" in detail(), "version 2's detail")
+        assert "+ note n-0" in detail() and "n-1" not in detail()
