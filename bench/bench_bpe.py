@@ -10,7 +10,8 @@ padtui's imports, which both share. The texts are distinct entries of a syntheti
 (bench/padgen.py) and, harder for a counter that remembers pieces, the paragraphs of this
 repository's documentation, repeated with a number to make each distinct. Reported: the
 median times, the ratio Python / tiktoken of the medians and the range of the pairs'
-ratios, and the load average. SMALL in bpe.py is put below the crossing.
+ratios, and the load average. The texts are (almost all) ASCII: characters are bytes.
+SMALL in bpe.py (bytes) is put well below the crossing, for text harder than prose.
 """
 
 from __future__ import annotations

@@ -26,10 +26,11 @@ import threading
 from collections.abc import Callable
 from itertools import pairwise
 
-# New text counted here in one run: at most this many bytes (UTF-8; beyond, loading
-# tiktoken's encoder costs less: bench/bench_bpe.py), and once this many seconds have gone on
-# it, the rest is left to tiktoken's (text that is hard for it, base64 or emoji, runs up to
-# ten times slower per byte than prose).
+# New text counted here in one run: at most this many bytes (UTF-8), and once this many
+# seconds have gone on it, the rest is left to tiktoken's encoder. Prose costs ~0.5 us a
+# character here, and loading tiktoken's encoder ~0.15 s more than making this one: for prose
+# this one is faster up to 200-400k characters (bench/bench_bpe.py); text without whole-word
+# tokens (base64, CJK, emoji) costs 2.5 to 4.5 us a byte, hence the lower bound and the time.
 SMALL = 100_000
 SMALL_SECONDS = 0.1
 
