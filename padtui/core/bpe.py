@@ -42,6 +42,15 @@ _SPECS = {
         r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
     )
 }
+# The same pattern for text all ASCII, in Python's own ``re`` (importing ``regex`` takes
+# ~20 ms): letters A-Z and a-z, numerals 0-9, white space the Unicode White_Space of ASCII
+# (not the file and group separators, \x1c-\x1f, that Python's \s takes).
+_S, _NS = r"[\t\n\x0b\x0c\r ]", r"[^\t\n\x0b\x0c\r ]"
+_ASCII = {
+    "cl100k_base": r"'(?:[sdmtSDMT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\nA-Za-z0-9]?+[A-Za-z]++"
+    r"|[0-9]{1,3}+| ?[^\t\n\x0b\x0c\r A-Za-z0-9]++[\r\n]*+"
+    rf"|{_S}++\Z|{_S}*[\r\n]|{_S}+(?!{_NS})|{_S}"
+}
 _HEAP_FROM = 48  # bytes of a piece above which its merges are ordered by a heap
 _MEMO_LIMIT = 200_000
 
@@ -94,17 +103,20 @@ def _load(name: str) -> BytePairEncoder | None:
     if hashlib.sha256(data).hexdigest() != expected:
         return None
     words = data.split()
-    return BytePairEncoder(pattern, dict(zip(words[0::2], range(len(words) // 2), strict=False)))
+    return BytePairEncoder(
+        pattern, _ASCII[name], dict(zip(words[0::2], range(len(words) // 2), strict=False))
+    )
 
 
 class BytePairEncoder:
     """tiktoken's ``encode_ordinary`` in Python, from ranks found by each token's base64."""
 
-    def __init__(self, pattern: str, ranks: dict[bytes, int]) -> None:
-        import regex
+    def __init__(self, pattern: str, ascii_pattern: str, ranks: dict[bytes, int]) -> None:
+        import re
 
         self._pat_str = pattern  # (the name tiktoken's Encoding gives it: see digits_uniform)
-        self._split: Callable[[str], list[str]] = regex.compile(pattern).findall
+        self._split: Callable[[str], list[str]] | None = None  # (made when first needed)
+        self._split_ascii: Callable[[str], list[str]] = re.compile(ascii_pattern).findall
         self._ranks = ranks
         self._pieces: dict[str, tuple[int, ...]] = {}
 
@@ -122,7 +134,15 @@ class BytePairEncoder:
         if len(memo) > _MEMO_LIMIT:
             memo.clear()
         out: list[int] = []
-        for piece in self._split(text):
+        if text.isascii():
+            split = self._split_ascii
+        elif self._split is None:
+            import regex
+
+            split = self._split = regex.compile(self._pat_str).findall
+        else:
+            split = self._split
+        for piece in split(text):
             tokens = memo.get(piece)
             if tokens is None:
                 tokens = memo[piece] = self._piece(piece.encode("utf-8"))

@@ -82,7 +82,7 @@ def test_hard_texts_encode_as_tiktoken_encodes_them(
     monkeypatch: pytest.MonkeyPatch, text: str, heap_from: int
 ) -> None:
     monkeypatch.setattr(bpe, "_HEAP_FROM", heap_from)
-    fresh = bpe.BytePairEncoder(SMALL._pat_str, SMALL._ranks)
+    fresh = bpe.BytePairEncoder(SMALL._pat_str, bpe._ASCII[DEFAULT_ENCODING], SMALL._ranks)
     assert fresh.encode_ordinary(text) == _tiktoken(text)
 
 
@@ -91,6 +91,16 @@ def test_hard_texts_encode_as_tiktoken_encodes_them(
 @example(text="'s's'S 1234")
 def test_any_text_encodes_as_tiktoken_encodes_it(text: str) -> None:
     assert SMALL.encode_ordinary(text) == _tiktoken(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(st.text(alphabet=st.characters(max_codepoint=127)) | pieces, max_size=8))
+@example(text=["\x1c\x1d x \x1e\x1f\n", "  \x0b\x0c"])
+def test_ascii_text_is_cut_by_python_s_own_re_as_tiktoken_cuts_it(text: list[str]) -> None:
+    joined = "".join(t for t in text if t.isascii())
+    fresh = bpe.BytePairEncoder(SMALL._pat_str, bpe._ASCII[DEFAULT_ENCODING], SMALL._ranks)
+    assert fresh.encode_ordinary(joined) == _tiktoken(joined)
+    assert fresh._split is None  # (the regex package was not needed)
 
 
 @settings(max_examples=300, deadline=None)
