@@ -29,7 +29,7 @@ from padtui.core.claims import CLAIM_RULES
 from padtui.core.rules import RuleRows
 from padtui.core.tokens import DEFAULT_ENCODING, MAX_RUN, TokenCounter
 
-FORMAT = 1
+FORMAT = 2
 _MAGIC = b"padtui-counts\n"
 _KEY = 16  # bytes of a text's hash
 _SUM = 32  # bytes of the file's checksum (BLAKE2b of all that precedes it)
@@ -38,6 +38,9 @@ _MAX_RULES = 16 << 20  # bytes of the rules found (as JSON): more are not kept
 _MAX_FILE = len(_MAGIC) + 4096 + LIMIT * (_KEY + 8 + _KEY) + _MAX_RULES + _SUM
 UNKNOWN = 0xFFFFFFFF  # a count not known (a text whose tokens, or claims, were not asked)
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
+# an ASCII digit beside a character that may be a numeral of another script: "1٣" is one
+# piece of numerals whose tokens depend on which digit it holds
+_MIXED_DIGITS = re.compile(r"[0-9][^\x00-\x7f]|[^\x00-\x7f][0-9]")
 
 
 def cache_folder() -> str:
@@ -67,9 +70,10 @@ def tiktoken_version() -> str:
 
 
 def digits_uniform(enc: Any) -> bool:
-    """Does every text cost the same tokens whatever its ASCII digits are (an ASCII text's
-    digits then need no place in its hash: a loss record's time stamp changes on every run,
-    and its count must not make a re-run load the encoder)?
+    """Does every text cost the same tokens whatever its ASCII digits are, where none is
+    next to a character beyond ASCII (such a text's digits then need no place in its hash: a
+    loss record's time stamp changes on every run, and its count must not make a re-run
+    load the encoder, nor its text the cache file be written again)?
 
     True when the encoding's pre-tokenizer puts digits only in pieces of one to three
     numerals (``\\p{N}{1,3}``, cl100k_base's and o200k_base's), where its piece boundaries
@@ -155,7 +159,7 @@ class CountCache:
 
     def key(self, text: str, digits: bool) -> bytes:
         data = text.encode("utf-8", "surrogatepass")
-        if digits and text.isascii():
+        if digits and (text.isascii() or _MIXED_DIGITS.search(text) is None):
             data = data.translate(_ZEROS)
         return hashlib.blake2b(data, digest_size=_KEY).digest()
 
@@ -169,6 +173,7 @@ class CountCache:
         if not new and not old:
             return [(None, None)] * len(texts)
         digits, blake, zeros = bool(self.digits), hashlib.blake2b, _ZEROS
+        mixed = _MIXED_DIGITS.search
         got: list[tuple[int | None, int | None]] = []
         for text in texts:
             learnt = new.get(text)
@@ -176,7 +181,7 @@ class CountCache:
                 got.append(_known(learnt[0], learnt[1]))
                 continue
             data = text.encode("utf-8", "surrogatepass")
-            if digits and text.isascii():
+            if digits and (text.isascii() or mixed(text) is None):
                 data = data.translate(zeros)
             k = blake(data, digest_size=_KEY).digest()
             row = old.get(k)
@@ -190,12 +195,21 @@ class CountCache:
     def put(
         self, texts: Iterable[str], tokens: Iterable[int | None], claims: Iterable[int | None]
     ) -> None:
-        """Remember counts of texts (None: not known; a known count is never forgotten)."""
+        """Remember counts of texts (None: not known; a known count is never forgotten).
+        Counts the file holds already are not new (a re-run that learns nothing else does
+        not write it)."""
         rows = list(zip(texts, tokens, claims, strict=True))  # (read before the lock is held)
         with self._lock:
             self._puts += 1
+            new, old, hit = self._new, self._old, self._hit
             for text, n, c in rows:
-                row = self._new.setdefault(text, [UNKNOWN, UNKNOWN])
+                if old and text not in new:
+                    k = self.key(text, bool(self.digits))
+                    had = hit.get(k) or old.get(k)
+                    if had is not None and n in (None, had[0]) and c in (None, had[1]):
+                        hit[k] = had
+                        continue
+                row = new.setdefault(text, [UNKNOWN, UNKNOWN])
                 if n is not None:
                     row[0] = n
                 if c is not None:

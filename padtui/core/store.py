@@ -325,7 +325,7 @@ def poll(
     fmt: str | None = None,
     quiet: float = SETTLE_QUIET,
 ) -> Polled:
-    """A look at a live pad, once it has settled (:func:`read_settled`): ``new`` (a version
+    """A look at a live pad, once it has settled (:func:`settling`): ``new`` (a version
     other than ``last``), ``same``, or ``unreadable`` (torn, gone or still being written;
     never taken for a new version, and ``snapshot`` stays the last good one)."""
     try:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, cast
 
+from padtui.core import bpe
 from padtui.core.claims import count_claims
 from padtui.core.errors import EncodingUnavailable
 
@@ -203,14 +204,16 @@ class TokenCounter:
 
     def __init__(self, encoding: str = DEFAULT_ENCODING, store: CountCache | None = None) -> None:
         """``store``: a persistent count cache (see padtui/core/countcache.py), consulted
-        before the encoder. With counts read from its file, the encoder is loaded only when
-        a text is not found there; else it is loaded now (an unavailable encoding fails
-        here)."""
+        before the encoder. With a store, the encoder is loaded only when a text is not
+        found there, and then only for more than ``bpe.SMALL`` bytes of such text in the
+        run, where the encoding has a counter in Python (padtui/core/bpe.py); else it is
+        loaded now (an unavailable encoding fails here)."""
         self.encoding = encoding
         self.store = store
         self._loaded: Any = None
         self._cache: dict[str, int] = {}
-        if store is None or not store.warm:
+        self._small_left = bpe.SMALL if store is not None and bpe.pinned(encoding) else 0
+        if store is None or not (store.warm or self._small_left):
             self._load()
 
     @property
@@ -225,6 +228,20 @@ class TokenCounter:
     @_enc.setter
     def _enc(self, enc: Any) -> None:
         self._loaded = enc
+
+    def _encoder_for(self, texts: list[str]) -> Any:
+        """What encodes ``texts``: the encoder in Python while tiktoken's is not loaded and
+        the run has met at most ``bpe.SMALL`` bytes of new text, else tiktoken's."""
+        if self._loaded is None and self._small_left:
+            size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+            small = bpe.small_encoder(self.encoding) if size <= self._small_left else None
+            if small is not None:
+                self._small_left -= size
+                if self.store is not None:
+                    self.store.learn_encoder(small)
+                return small
+            self._small_left = 0
+        return self._enc
 
     def _load(self) -> Any:
         # (a counter with a store shares the process's encoder: loading one takes ~0.2 s)
@@ -250,20 +267,20 @@ class TokenCounter:
             if cached is not None:
                 self._remember(text, cached)
         if cached is None:
-            cached = self._count(text)
+            cached = self._count(text, self._encoder_for([text]))
             self._remember(text, cached)
             if self.store is not None:
                 self.store.put([text], [cached], [None])
         return cached
 
-    def _count(self, text: str) -> int:
+    def _count(self, text: str, enc: Any) -> int:
         pieces = cut_long_runs(text)
         if pieces is None:
-            return len(self._enc.encode_ordinary(text))
+            return len(enc.encode_ordinary(text))
         seen: dict[str, int] = {}  # a run of one character is the same piece again and again
         for piece in pieces:
             if piece not in seen:
-                seen[piece] = len(self._enc.encode_ordinary(piece))
+                seen[piece] = len(enc.encode_ordinary(piece))
         return sum(map(seen.__getitem__, pieces))
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
@@ -319,17 +336,18 @@ class TokenCounter:
             if None not in counts:
                 return lambda: cast(list[int], counts)
         new = list(dict.fromkeys(t for t, n in zip(texts, counts, strict=True) if n is None))
+        enc = self._encoder_for(new) if self._loaded is None else self._loaded
         long = [t for t in new if len(t) > MAX_RUN and _LONG_RUN.search(t) is not None]
         if long:  # counted here, cut (see cut_long_runs); the rest as below
-            found = {t: self._count(t) for t in long}
+            found = dict(zip(long, self._encode_chunk(long, enc), strict=True))
             for t, n in found.items():
                 self._remember(t, n)
             if self.store is not None:
                 self.store.put(found, found.values(), [None] * len(found))
             counts = [found.get(t, n) for t, n in zip(texts, counts, strict=True)]
             new = [t for t in new if t not in found]
-        if len(new) < _BATCH_MIN:
-            fresh = self._encode_chunk(new)
+        if len(new) < _BATCH_MIN or enc is not self._loaded:
+            fresh = self._encode_chunk(new, enc)
             return lambda: self._merge(texts, counts, new, fresh)
         from concurrent.futures import ThreadPoolExecutor
 
@@ -358,8 +376,18 @@ class TokenCounter:
             self.store.put(new, fresh, [None] * len(new))
         return [found[t] if n is None else n for t, n in zip(texts, counts, strict=True)]
 
-    def _encode_chunk(self, texts: list[str]) -> list[int]:
-        return [self._count(t) for t in texts]
+    def _encode_chunk(self, texts: list[str], enc: Any = None) -> list[int]:
+        enc = self._enc if enc is None else enc
+        if enc is self._loaded:
+            return [self._count(t, enc) for t in texts]
+        from time import perf_counter
+
+        counts, end = [], perf_counter() + bpe.SMALL_SECONDS
+        for t in texts:
+            if enc is not self._loaded and perf_counter() > end:  # (see bpe.SMALL_SECONDS)
+                self._small_left, enc = 0, self._enc
+            counts.append(self._count(t, enc))
+        return counts
 
     def _encode_joined(self, texts: list[str]) -> list[int]:
         """The counts of ``texts``, encoded in one call: joined by the end-of-text special

@@ -150,7 +150,7 @@ def test_a_settled_read_of_the_version_given_is_that_version_not_parsed_again(
     """The watch's first look at a large pad finds the version on screen: no parse."""
     path = tmp_path / "pad.json"
     path.write_text(json.dumps([{"kind": "note", "text": "One."}]), "utf-8")
-    first = store.read_settled(str(path), quiet=0.01)
+    first = store.read(str(path), quiet=0.01)
     parsed: list[str] = []
     real = store.parse
 
@@ -159,8 +159,8 @@ def test_a_settled_read_of_the_version_given_is_that_version_not_parsed_again(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(store, "parse", counting)
-    again = store.read_settled(str(path), quiet=0.01, previous=first.file)
+    again = store.read(str(path), quiet=0.01, previous=first.file)
     assert again.file is first.file and parsed == []
     path.write_text(json.dumps([{"kind": "note", "text": "Two."}]), "utf-8")
-    changed = store.read_settled(str(path), quiet=0.01, previous=first.file)
+    changed = store.read(str(path), quiet=0.01, previous=first.file)
     assert changed.pad.entries[0].text == "Two." and parsed == [str(path)]
