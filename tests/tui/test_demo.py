@@ -54,8 +54,13 @@ async def test_stepping_the_agent_through_retry_5xx_raises_the_corruption_alarm(
 
 
 async def test_pause_holds_the_agent_and_restart_starts_over(tmp_path):
-    app = demo_app(tmp_path, interval=0.05)
+    app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
+        # the agent is let go once the pad is watched: at this pace, started with the app, it
+        # could end its scenario before a slow start had read the pad, and no step be seen
+        await asyncio.wait_for(app.watch_armed.wait(), DEADLINE)
+        app.interval = 0.05
+        await pilot.press("full_stop")
         await until(pilot, lambda: len(app.inspection.versions) >= 2, "the agent's first step")
         await pilot.press("space")
         assert app.paused
