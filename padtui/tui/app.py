@@ -7,7 +7,7 @@ import asyncio
 import gc
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict, Unpack
 
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
@@ -76,6 +76,32 @@ class PadtuiApp(App[int]):
                 )
 
 
+class Settings(TypedDict, total=False):
+    """What a pad is watched with, in the single-pad app and the fleet alike (the command
+    line's options): each left out has the default the command line gives it."""
+
+    budget: int | None  # None: the pad's own budget_tokens, else 4000
+    policy: str  # strict (the default) or seed
+    encoding: str | None  # None: the pad's own, else cl100k_base
+    use_journal: bool  # journal every version seen (the default)
+    rule_map: RuleMap | None  # where rules are; None: padtui's own headings
+    count_cache: bool  # count with the pad's count cache, written back as the app ends
+
+
+def inspection_of(path: str, settings: Settings, **more: Any) -> Inspection:
+    """The inspection of the pad at ``path`` under ``settings`` (``more``: for the
+    :class:`Inspection` itself)."""
+    return Inspection(
+        path,
+        policy=settings.get("policy", "strict"),
+        budget_override=settings.get("budget"),
+        encoding=settings.get("encoding"),
+        rule_map=settings.get("rule_map"),
+        counters=PadCounters(path) if settings.get("count_cache", True) else None,
+        **more,
+    )
+
+
 class PadApp(PadtuiApp):
     """Watch one pad file, trial and step compactions, commit them safely."""
 
@@ -83,33 +109,23 @@ class PadApp(PadtuiApp):
         self,
         path: str,
         *,
-        budget: int | None = None,
-        policy: str = "strict",
-        encoding: str | None = None,
         journal: str | None = None,
-        use_journal: bool = True,
         watch: bool = True,
         clock: Callable[[], datetime] | None = None,
         fmt: str | None = None,
-        rule_map: RuleMap | None = None,
         narration: bool = False,
-        count_cache: bool = True,
+        **settings: Unpack[Settings],
     ) -> None:
-        """``count_cache``: count with the pad's count cache (padtui/core/countcache.py),
-        written back as the app ends (else count every text afresh, and keep nothing)."""
+        """``journal``: the journal's path (else the pad's own); ``watch``: follow the pad's
+        writes; ``clock``: a fixed one makes the screen reproducible (snapshot tests);
+        ``fmt``: read the pad as this format; ``narration``: a line for the app to narrate
+        in (the demo)."""
         super().__init__()
-        inspection = Inspection(
-            path,
-            policy=policy,
-            budget_override=budget,
-            encoding=encoding,
-            rule_map=rule_map,
-            counters=PadCounters(path) if count_cache else None,
-        )
-        if clock is not None:  # a fixed clock makes the screen reproducible (snapshot tests)
+        inspection = inspection_of(path, settings)
+        if clock is not None:
             inspection.clock = clock
         arg: store.JournalArg = False
-        if use_journal:
+        if settings.get("use_journal", True):
             arg = journal if journal is not None else True
         self.inspector = InspectorScreen(
             inspection, pad_format=fmt, journal=arg, watching=watch, narration=narration

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 from rich.text import Text
 from textual import events, work
@@ -50,7 +50,6 @@ from textual.strip import Strip
 from textual.widgets import Footer, Static
 
 from padtui.core import store
-from padtui.core.countcache import PadCounters
 from padtui.core.formats import format_for_name, suffixes
 from padtui.core.inspection import (
     OWN,
@@ -59,10 +58,9 @@ from padtui.core.inspection import (
     Observed,
     utc_now,
 )
-from padtui.core.rules import RuleMap
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, read_settled_pausing_here, watch_fault
-from padtui.tui.app import PadtuiApp, keep_counts
+from padtui.tui.app import PadtuiApp, Settings, inspection_of, keep_counts
 from padtui.tui.inspector import (
     FAILED,
     InspectorScreen,
@@ -469,31 +467,19 @@ class FleetApp(PadtuiApp):
         self,
         folder: str,
         *,
-        budget: int | None = None,
-        policy: str = "strict",
-        encoding: str | None = None,
-        use_journal: bool = True,
         keep_versions: int = KEEP_VERSIONS,
         clock: Callable[[], datetime] = utc_now,
-        rule_map: RuleMap | None = None,
-        count_cache: bool = True,
+        **settings: Unpack[Settings],
     ) -> None:
-        """``count_cache``: each pad counted with its count cache (see ``PadApp``)."""
+        """``keep_versions``: the versions each pad keeps; ``clock``: a fixed one makes the
+        screen reproducible (snapshot tests)."""
         super().__init__()
         self.folder = folder
-        self.count_cache = count_cache
         self.place = clean(os.path.abspath(folder))  # the folder, as the top bar names it
-        self.use_journal = use_journal
-        # each pad's inspection, with the settings the fleet was opened with
-        self.inspection_for = partial(
-            Inspection,
-            policy=policy,
-            budget_override=budget,
-            encoding=encoding,
-            keep_versions=keep_versions,
-            clock=clock,
-            rule_map=rule_map,
-        )
+        self.settings = settings
+        self.use_journal = settings.get("use_journal", True)
+        self._keep = keep_versions
+        self._clock = clock
         self.pads: dict[str, FleetPad] = {}
         self.open: FleetPad | None = None
         self.inspector: InspectorScreen | None = None  # the open pad's
@@ -671,8 +657,12 @@ class FleetApp(PadtuiApp):
 
     def _new_pad(self, name: str) -> FleetPad:
         path = os.path.join(self.folder, name)
-        counters = PadCounters(path) if self.count_cache else None
-        return FleetPad(name, path, self.inspection_for(path, counters=counters))
+        return FleetPad(name, path, self.inspection_for(path))
+
+    def inspection_for(self, path: str) -> Inspection:
+        """The inspection of a pad of the folder, with the settings the fleet was opened
+        with."""
+        return inspection_of(path, self.settings, keep_versions=self._keep, clock=self._clock)
 
     async def _read(
         self, pad: FleetPad

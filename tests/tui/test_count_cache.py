@@ -70,4 +70,4 @@ def test_no_cache_reaches_the_inspector_and_the_fleet(
     single, uncached, folder = ran
     assert isinstance(single, PadApp) and single.inspection.counters is not None
     assert isinstance(uncached, PadApp) and uncached.inspection.counters is None
-    assert isinstance(folder, FleetApp) and not folder.count_cache
+    assert isinstance(folder, FleetApp) and folder.inspection_for(str(pad)).counters is None
