@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, TypedDict, Unpack
 
 from padtui.core.audit import Audit, audit, totals
 from padtui.core.claims import pad_claims
@@ -212,6 +212,18 @@ class Observed:
     trial_invalidated: bool
 
 
+class Arrival(TypedDict, total=False):
+    """Where a version taken in comes from, when the caller knows (a replayed journal, a
+    version journaled before it is taken in); each left out is found."""
+
+    now: datetime | None  # when it was seen (else the inspection's clock's now)
+    origin: str | None  # who made it (else: initial, padtui for its own writes, agent)
+    number: int | None  # its number in the journal (else the one after the version before)
+    # the journal holding it as that number: once it is not the current version, its bytes
+    # are let go, and read back from there on demand
+    journal: Journal | None
+
+
 @dataclass(frozen=True, kw_only=True)
 class Examined:
     """A reading worked out against the version before it, not yet taken in
@@ -300,25 +312,14 @@ class Inspection:
     def acknowledge(self, numbers: set[int]) -> None:
         self.acknowledged |= numbers
 
-    def observe(
-        self,
-        snapshot: Snapshot,
-        now: datetime | None = None,
-        origin: str | None = None,
-        number: int | None = None,
-        journal: Journal | None = None,
-    ) -> Observed | None:
-        """Take in a reading of the file; None if it is the version already on screen.
-
-        ``origin`` overrides who made the version (a replayed journal knows); ``number`` is
-        its number in the journal (else the one after the version before), ``journal`` the
-        journal that holds it so (see :meth:`take_in`).
-        """
+    def observe(self, snapshot: Snapshot, **arrival: Unpack[Arrival]) -> Observed | None:
+        """Take in a reading of the file (:meth:`examine`, then :meth:`take_in`); None if
+        it is the version already on screen."""
         self.status, self.status_detail = "live", ""
         examined = self.examine(snapshot)
         if examined is None:
             return None
-        return self.take_in(examined, now=now, origin=origin, number=number, journal=journal)
+        return self.take_in(examined, **arrival)
 
     def examine(self, snapshot: Snapshot) -> Examined | None:
         """The costly half of observing a reading, which changes nothing here (a worker
@@ -349,20 +350,13 @@ class Inspection:
             audit=result,
         )
 
-    def take_in(
-        self,
-        examined: Examined,
-        *,
-        now: datetime | None = None,
-        origin: str | None = None,
-        number: int | None = None,
-        journal: Journal | None = None,
-    ) -> Observed | None:
+    def take_in(self, examined: Examined, **arrival: Unpack[Arrival]) -> Observed | None:
         """The cheap half: the examined version becomes the current one, audited, numbered,
         and an alarm raised if its rewrite lost what it should not have. A version examined
         against one that is no longer the current (another came in meanwhile) is examined
-        again first. ``journal``: the journal that holds it as version ``number``; once it
-        is not the current version, its bytes are let go (read back from there on demand)."""
+        again first."""
+        origin, number = arrival.get("origin"), arrival.get("number")
+        journal = arrival.get("journal")
         self.status, self.status_detail = "live", ""
         previous = self.versions[-1] if self.versions else None
         if (previous.digest if previous is not None else None) != examined.after:
@@ -385,7 +379,7 @@ class Inspection:
         result = examined.audit
         version = Version(
             number=number,
-            seen_at=now or self.clock(),
+            seen_at=arrival.get("now") or self.clock(),
             read=examined.snapshot,
             digest=key,
             origin=origin,
@@ -394,7 +388,7 @@ class Inspection:
             claims=examined.claims,
             caution_share=examined.caution / tokens if tokens else 0.0,
             audit=result,
-            journal=journal if number is not None else None,
+            journal=journal,
         )
         if previous is not None:
             self.versions[-1] = previous.without_bytes()
