@@ -20,7 +20,7 @@ from padtui.core.errors import PadError
 from padtui.core.formats import Layout, PadFile, named
 from padtui.core.fsio import Stamp
 from padtui.core.journal import OWN_ORIGINS, Journal
-from padtui.core.journal import Version as JournalVersion
+from padtui.core.journal import Version as JournalVersion  # (a version as journaled)
 from padtui.core.matching import Pairs
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap
@@ -76,7 +76,7 @@ class InJournal:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Version:
+class SeenVersion:
     """One version of the pad as it was seen, with the audit of the rewrite that made it.
 
     The current version holds its bytes (a commit compares against them); an older one that
@@ -124,7 +124,7 @@ class Version:
     def pad_file(self) -> PadFile:
         return self.snapshot.file
 
-    def without_bytes(self) -> Version:
+    def without_bytes(self) -> SeenVersion:
         """This version, its bytes let go when its journal holds them (else as it is)."""
         if self.journal is None or not isinstance(self.read, Snapshot):
             return self
@@ -132,7 +132,7 @@ class Version:
 
 
 class Parsed(Protocol):
-    """A version parsed: a :class:`PadFile`, or a :class:`Version` (whose bytes may be in
+    """A version parsed: a :class:`PadFile`, or a :class:`SeenVersion` (whose bytes may be in
     its journal only)."""
 
     @property
@@ -194,7 +194,7 @@ def journal_origin(origin: str, first: bool = False) -> str:
 class Alarm:
     """A transition whose audit found corruption or undeclared loss."""
 
-    version: Version
+    version: SeenVersion
     audit: Audit
     before: str  # the digest of the version it was audited against (a restore of it undoes it)
 
@@ -207,7 +207,7 @@ class Alarm:
 class Observed:
     """What a new reading of the file changed."""
 
-    version: Version
+    version: SeenVersion
     alarm: Alarm | None
     trial_invalidated: bool
 
@@ -267,7 +267,7 @@ class Inspection:
     policy: str = "strict"
     budget_override: int | None = None
     encoding: str | None = None
-    versions: list[Version] = field(default_factory=list)
+    versions: list[SeenVersion] = field(default_factory=list)
     alarms: list[Alarm] = field(default_factory=list)
     trial: Plan | None = None
     step: int = 0  # how many of the trial's drops the preview shows
@@ -294,7 +294,7 @@ class Inspection:
         return counter_for(encoding)
 
     @property
-    def current(self) -> Version:
+    def current(self) -> SeenVersion:
         return self.versions[-1]
 
     @property
@@ -377,7 +377,7 @@ class Inspection:
             number = previous.number + 1 if previous is not None else 1
         tokens = examined.tokens
         result = examined.audit
-        version = Version(
+        version = SeenVersion(
             number=number,
             seen_at=arrival.get("now") or self.clock(),
             read=examined.snapshot,
@@ -471,7 +471,7 @@ class Inspection:
                 taken += 1
         return taken
 
-    def earlier(self, journal: Journal, count: int, oldest: int | None = None) -> list[Version]:
+    def earlier(self, journal: Journal, count: int, oldest: int | None = None) -> list[SeenVersion]:
         """The history before what was taken in on opening: up to ``count`` journaled
         versions older than version ``oldest`` (by default the oldest one here), each
         audited against the one before it, followed by version ``oldest`` audited against

@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from padtui.claude.compactions import Judged, examined, judged, pad_files
 from padtui.claude.projects import SessionFile
-from padtui.core.inspection import Inspection, Version
+from padtui.core.inspection import Inspection, SeenVersion
 from padtui.core.text import clean, one_line
 from padtui.core.transcript import Reader
 from padtui.core.watcher import Reading
@@ -60,7 +60,7 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         self.inspector = recorded_screen(self.inspection, READ_ONLY)
         self.reader = Reader(session.path)
         self.compactions: list[Judged] = []  # every one taken, judged or not
-        self.recorded: list[Version] = []  # every version taken in
+        self.recorded: list[SeenVersion] = []  # every version taken in
         self.cursor = -1  # the one on screen
         self.loaded = asyncio.Event()  # the transcript as it was at the start is on screen
         self.armed = asyncio.Event()  # from now on, every write to it is seen

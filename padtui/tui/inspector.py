@@ -45,7 +45,7 @@ from padtui.core.inspection import (
     Inspection,
     Journaled,
     Observed,
-    Version,
+    SeenVersion,
     journal_seen,
 )
 from padtui.core.journal import Journal
@@ -968,13 +968,13 @@ class InspectorScreen(Screen[None]):
         if self._need_version():
             self.app.push_screen(HistoryScreen(self.inspection.versions, self._older()))
 
-    def _older(self) -> Callable[[list[Version]], list[Version]] | None:
+    def _older(self) -> Callable[[list[SeenVersion]], list[SeenVersion]] | None:
         """How the history reads versions older than those taken in (from the journal)."""
         if self.journal is False:
             return None
         insp, journal = self.inspection, self.journal
 
-        def older(listed: list[Version]) -> list[Version]:
+        def older(listed: list[SeenVersion]) -> list[SeenVersion]:
             j = store.journal_of(insp.path, journal)
             if j is None or not os.path.exists(j.path):
                 return []

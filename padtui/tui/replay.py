@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from padtui.core import store
 from padtui.core.errors import PadError
-from padtui.core.inspection import Inspection, Version
+from padtui.core.inspection import Inspection, SeenVersion
 from padtui.core.journal import Journal
 from padtui.core.text import clean
 from padtui.tui.app import PadtuiApp
@@ -37,7 +37,7 @@ class Stepping:
     """The , and . keys of an app that shows recorded versions one at a time: ``show``
     draws the one at ``cursor``."""
 
-    recorded: list[Version]
+    recorded: list[SeenVersion]
     cursor: int
 
     def show(self) -> None:
@@ -83,7 +83,7 @@ class ReplayApp(Stepping, PadtuiApp):
         self.inspection = Inspection(journal.pad or journal.path)
         self.inspector = recorded_screen(self.inspection, READ_ONLY)
         self.ready = self.inspector.ready
-        self.recorded: list[Version] = []
+        self.recorded: list[SeenVersion] = []
         self.cursor = 0
         self.skipped = 0  # versions lost to damage, or that did not parse
         for v in self.journal.versions():

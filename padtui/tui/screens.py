@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 from padtui.core import letta
 from padtui.core.audit import Finding
 from padtui.core.compaction import Plan, RuleAtRisk
-from padtui.core.inspection import Alarm, Version
+from padtui.core.inspection import Alarm, SeenVersion
 from padtui.core.text import clean, one_line
 from padtui.tui.keys import close_and_why
 from padtui.tui.verdicts import verdict_style
@@ -400,8 +400,8 @@ class HistoryScreen(Screen[None]):
 
     def __init__(
         self,
-        versions: Sequence[Version],
-        older: Callable[[list[Version]], list[Version]] | None = None,
+        versions: Sequence[SeenVersion],
+        older: Callable[[list[SeenVersion]], list[SeenVersion]] | None = None,
     ) -> None:
         """``older``: given the versions listed, the journal's versions before them (the
         oldest listed last, audited against them), or None where there is no journal."""
@@ -468,7 +468,7 @@ class HistoryScreen(Screen[None]):
             found = []
         self.app.call_from_thread(self._older_found, found)
 
-    def _older_found(self, found: list[Version]) -> None:
+    def _older_found(self, found: list[SeenVersion]) -> None:
         """The older versions before the listed ones; the oldest listed, audited anew."""
         if not found or found[-1].number != self.versions[0].number:
             self.at_start = True
@@ -489,7 +489,7 @@ class HistoryScreen(Screen[None]):
         self.query_one("#history-range", Static).update(self._range())
         self.refresh_bindings()
 
-    def _row(self, v: Version) -> Text:
+    def _row(self, v: SeenVersion) -> Text:
         style = verdict_style(self.app.theme_variables, v.verdict, badge=False)
         row = Text(
             f"#{v.number:<4} {v.seen_at:%H:%M:%S}  {v.tokens:>6} tok  {v.claims:>4} claims  "
@@ -509,13 +509,13 @@ class HistoryScreen(Screen[None]):
     def highlighted(self, event: OptionList.OptionHighlighted) -> None:
         self._detail(self.versions[len(self.versions) - 1 - event.option_index])
 
-    def _before(self, v: Version) -> Version | None:
+    def _before(self, v: SeenVersion) -> SeenVersion | None:
         """The version ``v`` was audited against: the one before it in the list (version
         numbers are the journal's, not places in the list)."""
         at = next((i for i, w in enumerate(self.versions) if w is v), 0)
         return self.versions[at - 1] if at > 0 else None
 
-    def _detail(self, v: Version) -> None:
+    def _detail(self, v: SeenVersion) -> None:
         text = Text(
             f"version {v.number}, seen {v.seen_at:%Y-%m-%d %H:%M:%S}, from {one_line(v.origin, 40)}"
             f": {v.verdict}\n\n",
@@ -529,7 +529,7 @@ class HistoryScreen(Screen[None]):
             text.append_text(self._diff(v))
         self.query_one("#detail", Static).update(text)
 
-    def _diff(self, v: Version) -> Text:
+    def _diff(self, v: SeenVersion) -> Text:
         previous = self._before(v)
         before = previous.pad if previous is not None else None
         after = v.pad
