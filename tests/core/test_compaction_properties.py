@@ -367,19 +367,16 @@ def test_first_fit_for_many_rooms_is_the_plain_first_fit(
         assert (got.kept, got.dropped) == (kept, dropped)
 
 
-@PROPS
-@given(
-    parts=st.lists(
-        st.tuples(
-            st.text(max_size=12),
-            st.lists(st.one_of(st.text(min_size=1, max_size=20), TEXT_QUOTES), max_size=6),
-            st.text(max_size=12),
-        ),
-        min_size=1,
-        max_size=4,
-    ),
-    head=st.text(max_size=20),
+# a part of a record that lists items: (before, the items, after), as ``_Part`` takes them
+LISTING = st.tuples(
+    st.text(max_size=12),
+    st.lists(st.one_of(st.text(min_size=1, max_size=20), TEXT_QUOTES), max_size=6),
+    st.text(max_size=12),
 )
+
+
+@PROPS
+@given(parts=st.lists(LISTING, min_size=1, max_size=4), head=st.text(max_size=20))
 def test_a_record_that_lists_items_costs_the_sum_of_its_pieces(
     parts: list[tuple[str, list[str], str]], head: str
 ) -> None:
@@ -398,15 +395,7 @@ def test_a_record_that_lists_items_costs_the_sum_of_its_pieces(
 @given(
     records=st.lists(
         st.lists(
-            st.one_of(
-                st.text(min_size=1, max_size=20),
-                TEXT_QUOTES,
-                st.tuples(
-                    st.text(max_size=8),
-                    st.lists(st.one_of(st.text(min_size=1, max_size=12), TEXT_QUOTES), max_size=5),
-                    st.text(max_size=8),
-                ),
-            ),
+            st.one_of(st.text(min_size=1, max_size=20), TEXT_QUOTES, LISTING),
             min_size=1,
             max_size=6,
         ),
