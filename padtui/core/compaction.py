@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 from padtui.core.claims import pad_claims
 from padtui.core.errors import UnrecoverableCompactionError
@@ -383,7 +383,8 @@ def plan(
     memo = counter.store.rules if counter.store is not None else None
     rules = tuple(find_rules(pad, rule_map, memo, sealed=False)) if find_rules_now else None
     tokens, claims = counting()
-    costs = dict(zip((e.index for e in entries), tokens, strict=True))
+    indices = [e.index for e in entries]
+    costs = dict(zip(indices, tokens, strict=True))
     ctx = _Planning(
         pad=pad,
         budget=budget,
@@ -396,7 +397,7 @@ def plan(
         forms=record_forms(fmt),
     )
     made = _seed(ctx) if policy == Policy.SEED else _strict(ctx, now or datetime.now(UTC))
-    claim_counts = dict(zip((e.index for e in entries), claims, strict=True))
+    claim_counts = dict(zip(indices, claims, strict=True))
     if counter.store is not None and made.loss_record is not None:
         # (the record is an entry of the pad a commit writes: a check of it finds its count)
         counter.store.put([made.loss_record.text], [made.record_tokens], [None])
@@ -432,7 +433,7 @@ class _Planning:
     forms: tuple[str, ...]  # the forms its loss record may take (record_forms)
 
     def entries(self, indices: Sequence[int]) -> tuple[Entry, ...]:
-        return tuple(self.pad.entries[i] for i in indices)
+        return tuple(map(self.pad.entries.__getitem__, indices))
 
     def make(
         self,
@@ -595,10 +596,14 @@ class _Strict:
     def __init__(self, ctx: _Planning, now: datetime) -> None:
         self.ctx, self.now = ctx, now
         self.sealed_cost = ctx.sealed_cost
-        self.first_fit = _FirstFit(ctx.pad.rewritable, ctx.costs)
-        self.protected = {e.index for e in ctx.pad.rewritable if e.protected}
+        rewritable = ctx.pad.rewritable
+        self.first_fit = _FirstFit(rewritable, ctx.costs)
+        self.protected = {e.index for e in rewritable if e.protected}
         self.names: dict[int, str] = {}  # each dropped entry's part of an "each" record
         self.quotes: dict[int, str] = {}  # and its name in a "names" record
+        # the tokens of each piece of a record (``record_cost``), by its text: a pass's
+        # record repeats most of the last one's
+        self.pieces: dict[str, int] = {}
 
     def at(self, ctx: _Planning) -> _Strict:
         """The same passes for another budget (``ctx``), sharing what does not depend on it."""
@@ -619,17 +624,17 @@ class _Strict:
     def parts(self, form: str, dropped: Sequence[Entry]) -> tuple[str, ...]:
         costs = self.ctx.costs
         if form == EACH:
+            names = self.names
             for e in dropped:
-                if e.index not in self.names:
-                    self.names[e.index] = _record_name(e, costs[e.index])
-            return tuple(self.names[e.index] for e in dropped)
-        return _group_parts(dropped, costs, form, self.name)
-
-    def name(self, e: Entry) -> str:
-        got = self.quotes.get(e.index)
-        if got is None:
-            got = self.quotes[e.index] = _name(e)
-        return got
+                if e.index not in names:
+                    names[e.index] = _record_name(e, costs[e.index])
+            return tuple([names[e.index] for e in dropped])
+        if form == NAMES:
+            quotes = self.quotes
+            for e in dropped:
+                if e.index not in quotes:
+                    quotes[e.index] = _name(e)
+        return _group_parts(dropped, costs, form, self.quotes)
 
     def settle(self, form: str) -> _Outcome:
         """Passes with this form of record, each leaving room for the last one's record,
@@ -643,13 +648,13 @@ class _Strict:
             if not self.protected.isdisjoint(p.dropped):
                 return _Outcome(form, p, PROTECTED_KIND_WOULD_DROP)
             dropped = ctx.entries(p.dropped)
-            head = _record_head(dropped, ctx.costs, ctx.budget, self.now)
+            lost = sum(map(ctx.costs.__getitem__, p.dropped))
+            head = _record_head(dropped, ctx.costs, ctx.budget, self.now, lost)
             parts = self.parts(form, dropped)
-            cost = record_cost(ctx.counter, head, parts)
+            cost = record_cost(ctx.counter, head, parts, self.pieces)
             if self.sealed_cost + cost > ctx.budget:
                 return _Outcome(form, p, RECORD_WOULD_NOT_FIT, head, parts, cost)
             if cost <= reserve:
-                lost = sum(ctx.costs[i] for i in p.dropped)
                 return _Outcome(form, p, None, head, parts, cost, lost)
             reserve = cost  # grows strictly and is bounded by the budget, so this ends
 
@@ -677,7 +682,7 @@ class _Strict:
         dropped = self.ctx.entries(got.p.dropped)
         for form in forms[: forms.index(got.form)]:
             parts = self.parts(form, dropped)
-            cost = record_cost(self.ctx.counter, got.head, parts)
+            cost = record_cost(self.ctx.counter, got.head, parts, self.pieces)
             if self.sealed_cost + cost > self.ctx.budget:
                 continue
             if self.first_fit(self.room(cost)).dropped == got.p.dropped:
@@ -879,17 +884,19 @@ def _group_parts(
     dropped: Sequence[Entry],
     costs: Mapping[int, int],
     form: str,
-    name: Callable[[Entry], str] | None = None,
+    names: Mapping[int, str] | None = None,
 ) -> tuple[str, ...]:
-    """One part per kind dropped, in the order the kinds first appear (``name``: how the
-    names form names an entry, ``_name`` by default)."""
-    name = name or _name
+    """One part per kind dropped, in the order the kinds first appear (``names``: how the
+    names form names each entry, by its index, when known; else ``_name``)."""
     groups: dict[str, list[Entry]] = {}
     for e in dropped:
         groups.setdefault(e.kind, []).append(e)
     labels = {kind: _labels(group) for kind, group in groups.items()} if form == RANGES else {}
     listed = (
-        {kind: [name(e) for e in group] for kind, group in groups.items()}
+        {
+            kind: [_name(e) for e in group] if names is None else [names[e.index] for e in group]
+            for kind, group in groups.items()
+        }
         if form == NAMES
         else labels
     )
@@ -900,7 +907,7 @@ def _group_parts(
     parts: list[str] = []
     for kind, group in groups.items():
         phrase = _group_phrase(kind, group)
-        tail = f", {sum(costs[e.index] for e in group)} tokens" if len(groups) > 1 else ""
+        tail = f", {sum([costs[e.index] for e in group])} tokens" if len(groups) > 1 else ""
         if kind in listed and not together:
             parts.append(_Part(f"{phrase} (", listed[kind], f"){tail}"))
         else:
@@ -955,10 +962,15 @@ def loss_record(
 
 
 def _record_head(
-    dropped: Sequence[Entry], costs: Mapping[int, int], budget: int, now: datetime
+    dropped: Sequence[Entry],
+    costs: Mapping[int, int],
+    budget: int,
+    now: datetime,
+    total: int | None = None,  # the tokens dropped, when known
 ) -> str:
     stamp = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    total = sum(costs[e.index] for e in dropped)
+    if total is None:
+        total = sum(costs[e.index] for e in dropped)
     return (
         f"compaction at {stamp} (strict, budget {budget}) dropped {len(dropped)} "
         f"{'entry' if len(dropped) == 1 else 'entries'}, {total} tokens: "
@@ -989,18 +1001,35 @@ def _record_entry(pad: Pad, dropped: Sequence[Entry], text: str, now: datetime) 
 _CUTS_AFTER_MARKS = frozenset({"cl100k_base", "o200k_base", "p50k_base", "p50k_edit", "r50k_base"})
 
 
-def record_cost(counter: TokenCounter, head: str, parts: Sequence[str]) -> int:
+def record_cost(
+    counter: TokenCounter,
+    head: str,
+    parts: Sequence[str],
+    memo: dict[str, int] | None = None,
+) -> int:
     """Tokens of ``head + "; ".join(parts)`` (``head`` ends with ``": "``), counted part by
     part: each part's cost is cached, so the passes of a strict plan, whose records grow by
     a few names each, cost only their new names (a record naming thousands of entries would
-    otherwise be tokenized whole on every pass)."""
+    otherwise be tokenized whole on every pass). ``memo``: the tokens of pieces counted
+    before, by their text (the passes of one plan share one), filled in here."""
     if counter.encoding not in _CUTS_AFTER_MARKS or not head.endswith(": ") or not parts:
         return counter.count(head + "; ".join(parts))
-    pieces = [head[:-1]]
-    for i, part in enumerate(parts):
-        cut = list(part.pieces) if isinstance(part, _Part) else [str(part)]
-        cut[0] = " " + cut[0]
-        if i < len(parts) - 1:
-            cut[-1] += ";"
-        pieces += cut
-    return sum(counter.count_many(pieces))
+    last = len(parts) - 1
+    if _Part not in set(map(type, parts)):
+        pieces = [head[:-1], *[f" {part};" for part in parts[:last]], " " + parts[last]]
+    else:
+        pieces = [head[:-1]]
+        for i, part in enumerate(parts):
+            cut = list(part.pieces) if isinstance(part, _Part) else [str(part)]
+            cut[0] = " " + cut[0]
+            if i < last:
+                cut[-1] += ";"
+            pieces += cut
+    if memo is None:
+        return sum(counter.count_many(pieces))
+    counts = list(map(memo.get, pieces))
+    if None in counts:
+        new = [p for p, n in zip(pieces, counts, strict=True) if n is None]
+        memo.update(zip(new, counter.count_many(new), strict=True))
+        return sum(map(memo.__getitem__, pieces))
+    return sum(cast(list[int], counts))  # (no None in it)

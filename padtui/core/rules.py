@@ -22,10 +22,33 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from padtui.core.claims import split_claims
 from padtui.core.model import Entry, Pad
+
+
+class _Lazy:
+    """A pattern compiled where it is first used, which then takes its place among the
+    module's names (so later calls use the pattern itself). Most checks need few of the
+    patterns: the finder's quick test spares most texts the search."""
+
+    __slots__ = ("args", "name")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self.args = (pattern, flags)
+        self.name = ""  # set once the module has run (below)
+
+    def __getattr__(self, attr: str) -> Any:
+        compiled = re.compile(*self.args)
+        if self.name:
+            globals()[self.name] = compiled
+        return getattr(compiled, attr)
+
+
+def _compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return cast("re.Pattern[str]", _Lazy(pattern, flags))
+
 
 # --- the rule map: headings and labels that hold rules ------------------------------------
 
@@ -120,7 +143,7 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "prohibido",
 )
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_CJK = _compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 DATE_TAIL = re.compile(
     r"[\s\-\u2013\u2014:,]*(?:[(\[]\s*(?:updated|as of|last updated|since)?[^)\]]*\d{4}[^)\]]*"
     r"[)\]]|(?:updated|as of)\s+\S+.*|\d{4}-\d{2}-\d{2}.*)$",
@@ -208,7 +231,7 @@ def _words(*alts: str) -> str:
 
 
 # prohibitions (and the strength they say it with)
-_PROHIBIT_STRONG = re.compile(
+_PROHIBIT_STRONG = _compile(
     _words(
         "never",
         r"do\s+not",
@@ -252,7 +275,7 @@ _PROHIBIT_STRONG = re.compile(
     ),
     _I,
 )
-_PROHIBIT_MEDIUM = re.compile(
+_PROHIBIT_MEDIUM = _compile(
     _words(
         r"avoid\w*",
         r"should\s+not",
@@ -274,12 +297,12 @@ _PROHIBIT_MEDIUM = re.compile(
     ),
     _I,
 )
-_PROHIBIT_CJK = re.compile(
+_PROHIBIT_CJK = _compile(
     r"しない|しません|ないこと|ないように|ないで|するな|禁止|不可|いけない|ならない|禁物|厳禁"
     r"|不要|不得|严禁|切勿|不能|不准|绝不|决不|勿|不许|不应"
 )
-_PROHIBIT_CJK_MEDIUM = re.compile(r"避け|控え|避免|尽量不")
-_NOT_WORD = re.compile(
+_PROHIBIT_CJK_MEDIUM = _compile(r"避け|控え|避免|尽量不")
+_NOT_WORD = _compile(
     _words(
         "not",
         "no",
@@ -295,7 +318,7 @@ _NOT_WORD = re.compile(
     _I,
 )
 # obligations
-_OBLIGE_STRONG = re.compile(
+_OBLIGE_STRONG = _compile(
     _words(
         "always",
         "must",
@@ -345,7 +368,7 @@ _OBLIGE_STRONG = re.compile(
     ),
     _I,
 )
-_OBLIGE_MEDIUM = re.compile(
+_OBLIGE_MEDIUM = _compile(
     _words(
         "should",
         r"ought\s+to",
@@ -367,12 +390,12 @@ _OBLIGE_MEDIUM = re.compile(
     ),
     _I,
 )
-_OBLIGE_CJK = re.compile(
+_OBLIGE_CJK = _compile(
     r"必ず|必須|すること|しなければ|なければならない|常に|絶対|必须|务必|一定要|总是|始终|只能|仅限"
 )
-_OBLIGE_CJK_MEDIUM = re.compile(r"べき|推奨|優先|应该|应当|需要|最好|优先")
+_OBLIGE_CJK_MEDIUM = _compile(r"べき|推奨|優先|应该|应当|需要|最好|优先")
 # words that take the force out of a rule, wherever they stand
-_HEDGE = re.compile(
+_HEDGE = _compile(
     _words(
         r"if\s+possible",
         r"where\s+possible",
@@ -416,10 +439,10 @@ _HEDGE = re.compile(
     ),
     _I,
 )
-_HEDGE_CJK = re.compile(
+_HEDGE_CJK = _compile(
     r"できれば|できるだけ|なるべく|極力|可能なら|可能であれば|検討|場合によって|尽量|尽可能|可以考虑|建议|或许|酌情"
 )
-_WEAK_MODAL = re.compile(
+_WEAK_MODAL = _compile(
     _words(
         "may",
         "might",
@@ -437,7 +460,7 @@ _WEAK_MODAL = re.compile(
     ),
     _I,
 )
-_WEAK_CJK = re.compile(r"してもよい|しても良い|かもしれない|可以|也许")
+_WEAK_CJK = _compile(r"してもよい|しても良い|かもしれない|可以|也许")
 # restrictions: limits, conditions, exclusivity
 # what confines a rule: "only", "at most N" (its force keeps them, see exclusive())
 _CONFINING = (
@@ -450,7 +473,7 @@ _CONFINING = (
     r"no\s+fewer\s+than",
     r"no\s+less\s+than",
 )
-_RESTRICT = re.compile(
+_RESTRICT = _compile(
     _words(
         *_CONFINING,
         r"up\s+to",
@@ -468,7 +491,7 @@ _RESTRICT = re.compile(
     _I,
 )
 # negative facts: what failed, does not work, is broken
-_NEGATIVE_FACT = re.compile(
+_NEGATIVE_FACT = _compile(
     _words(
         rf"(?:does|do|did|is|are|was|were|has|have|will)(?:\s+not|n{_APOS}t)\s+"
         r"(?:work\w*|exist\w*|support\w*|help\w*|run\w*|compile\w*|load\w*|apply|available)",
@@ -491,7 +514,7 @@ _NEGATIVE_FACT = re.compile(
     ),
     _I,
 )
-_NEGATIVE_FACT_CJK = re.compile(
+_NEGATIVE_FACT_CJK = _compile(
     r"動かない|動作しない|失敗|使えない|非推奨|壊れ|不工作|失败|无法|不可用|已弃用"
 )
 CONTRAST = re.compile(
@@ -499,7 +522,7 @@ CONTRAST = re.compile(
     r"|\binstead\s+of\b",
     _I,
 )
-_CONDITION = re.compile(
+_CONDITION = _compile(
     _words(
         "if",
         "when",
@@ -535,12 +558,12 @@ _CONDITION = re.compile(
     + r"\s+([^,;:.!?()\n]+)",
     _I,
 )
-_TRIGGER_CLAUSE = re.compile(
+_TRIGGER_CLAUSE = _compile(
     _words("if", "when", "whenever", "while", "wenn", "falls", "si", "quand", "cuando")
     + r"\s+[^,;:.!?()\n]+",
     _I,
 )
-_EXEMPT = re.compile(_words("without", "unless", "except", "ohne", "sans", "sin", "salvo"), _I)
+_EXEMPT = _compile(_words("without", "unless", "except", "ohne", "sans", "sin", "salvo"), _I)
 
 
 @dataclass(frozen=True)
@@ -557,21 +580,21 @@ class Rule:
 
 # --- reading an entry's claims with the headings above them --------------------------------
 
-_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
-_BOLD_LINE = re.compile(r"^\s*\*\*([^*\n]{2,80})\*\*\s*:?\s*$|^\s*([^\W\d_][^:\n]{1,60}):\s*$")
-_LEAD = re.compile(r"^\s*(?:[>*+\-\u2022]\s+)*(?:\d{1,3}[.)]\s+)?(?:\[[ xX]\]\s*)?")
-_LABEL = re.compile(r"^\*\*([^*\n]{1,80})\*\*\s*[:\u2014\-]?\s*|^__([^_\n]{1,80})__\s*:?\s*")
+_MD_HEADING = _compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
+_BOLD_LINE = _compile(r"^\s*\*\*([^*\n]{2,80})\*\*\s*:?\s*$|^\s*([^\W\d_][^:\n]{1,60}):\s*$")
+_LEAD = _compile(r"^\s*(?:[>*+\-\u2022]\s+)*(?:\d{1,3}[.)]\s+)?(?:\[[ xX]\]\s*)?")
+_LABEL = _compile(r"^\*\*([^*\n]{1,80})\*\*\s*[:\u2014\-]?\s*|^__([^_\n]{1,80})__\s*:?\s*")
 
 
 # "e.g. inserts" is one claim, not two: a claim never ends on an abbreviation
-_ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|ca|No)\.\s+", _I)
+_ABBREVIATION = _compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|ca|No)\.\s+", _I)
 
 
 def _unbreak(m: re.Match[str]) -> str:
     return m.group(1) + "\u2024" + m.group()[len(m.group(1)) + 1 :]  # (a dot that ends nothing)
 
 
-_CJK_STOP = re.compile(r"(?<=[\u3002\uff01\uff1f])")
+_CJK_STOP = _compile(r"(?<=[\u3002\uff01\uff1f])")
 
 
 def _cjk_sentences(claim: str) -> list[str]:
@@ -630,8 +653,8 @@ def entry_claims(text: str) -> tuple[Claim, ...]:
 # --- the finder ------------------------------------------------------------------------------
 
 
-_JA_OBLIGE = re.compile(r"な(?:けれ|く)(?:ば|ては)(?:なら|いけ)ない|ないといけない")
-_LIMIT = re.compile(
+_JA_OBLIGE = _compile(r"な(?:けれ|く)(?:ば|ては)(?:なら|いけ)ない|ないといけない")
+_LIMIT = _compile(
     r"\b(?:no|not|never)\s+(?:more|longer|later|greater|higher|larger|bigger|fewer|less|"
     r"earlier|sooner)\s+than\b|\b(?:do\s+not|don['\u2019]t|never|must\s+not|not\s+to)\s+"
     r"exceed\b",
@@ -640,7 +663,7 @@ _LIMIT = re.compile(
 
 
 # "must" that guesses rather than binds: "I think it must be the cache", "it must have been"
-_EPISTEMIC_MUST = re.compile(
+_EPISTEMIC_MUST = _compile(
     r"(\b(?:I|we)\s+(?:think|guess|suspect|bet|believe|reckon|suppose)\b[^.;!?\n]{0,40}?)"
     r"\bmust\b|\bmust(?=(?:\s+have|['\u2019]ve)\s+been\s+(?:the|a|an|that|this|some|my|our|your)\b)",
     _I,
@@ -750,7 +773,7 @@ _MARK_PAIRS = frozenset(
         ("off", "limits"),
     }
 )
-_LETTERS = re.compile(r"[^\W\d_]+")
+_LETTERS = _compile(r"[^\W\d_]+")
 
 
 def _may_mark(text: str) -> bool:
@@ -810,7 +833,7 @@ def _one_by_one(words: Iterable[str]) -> str:
     return pattern(tree)
 
 
-_ASCII_MARK = re.compile(
+_ASCII_MARK = _compile(
     " (?:(?P<order>before|after) |(?:"
     + _one_by_one([w for w in _MARK_WORDS if w.isascii()] + [" ".join(p) for p in _MARK_PAIRS])
     + ") |"
@@ -855,7 +878,7 @@ def _kind_of(text: str) -> str | None:
     return None
 
 
-_NO_START = re.compile(r"^\W*(?:no|keine?|aucun\w*|ningún|ninguna|nada\s+de)\s+\w+", _I)
+_NO_START = _compile(r"^\W*(?:no|keine?|aucun\w*|ningún|ninguna|nada\s+de)\s+\w+", _I)
 
 
 def _starts_with_no(text: str) -> bool:
@@ -955,7 +978,7 @@ def may_hold_rules(entry: Entry, rule_map: RuleMap) -> bool:
 
 
 # a line that ends with a colon, which may be a heading ("Rules:", see _BOLD_LINE)
-_LINE_HEADING = re.compile(r":\s*(?:[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|\Z)")
+_LINE_HEADING = _compile(r":\s*(?:[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|\Z)")
 
 
 @lru_cache(maxsize=4096)
@@ -1039,8 +1062,8 @@ def _rules_stamp(words: frozenset[str]) -> Any:
 # --- force ------------------------------------------------------------------------------------
 
 # a number with what is glued to it: 3.12, 5xx, v1, 4,000, 10s (libpython3.12 is not 3.12)
-_NUMBER = re.compile(r"(?<![\w.])(?=[\w.,:]*\d)\w+(?:[.,:]\w+)*%?")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_NUMBER = _compile(r"(?<![\w.])(?=[\w.,:]*\d)\w+(?:[.,:]\w+)*%?")
+_THOUSANDS = _compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _UNITS = {
     "s": "second",
     "sec": "second",
@@ -1063,10 +1086,10 @@ _NUMBER_WORDS = {
     )
 }
 _NUMBER_WORDS |= {"twenty": "20", "thirty": "30", "hundred": "100", "once": "1", "twice": "2"}
-_WORD = re.compile(r"[^\W\d_]{2,}")
+_WORD = _compile(r"[^\W\d_]{2,}")
 
 
-_EXCLUSIVE = re.compile(
+_EXCLUSIVE = _compile(
     _words(
         *_CONFINING,
         r"nothing\s+but",
@@ -1256,7 +1279,7 @@ def led_numbers(text: str) -> dict[str, set[str]]:
     return out
 
 
-_ORDINAL = re.compile(r"(\d*(?:1st|2nd|3rd|[04-9]th|1[1-3]th))")
+_ORDINAL = _compile(r"(\d*(?:1st|2nd|3rd|[04-9]th|1[1-3]th))")
 
 
 def _ordinal(token: str) -> str:
@@ -1269,12 +1292,12 @@ def number_words(text: str) -> set[str]:
     return {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
 
 
-_TRIGGER = re.compile(
+_TRIGGER = _compile(
     _words("if", "when", "whenever", "while", "once", "wenn", "falls", "si", "quand", "cuando"), _I
 )
 
 
-_ESCAPE = re.compile(_words("unless", "except", "außer", "sauf", "salvo", "excepto"), _I)
+_ESCAPE = _compile(_words("unless", "except", "außer", "sauf", "salvo", "excepto"), _I)
 
 
 def escape(condition: str) -> bool:
@@ -1282,10 +1305,10 @@ def escape(condition: str) -> bool:
     return bool(_ESCAPE.match(condition))
 
 
-_ORDER = re.compile(
+_ORDER = _compile(
     _words("before", "after", "until", "bevor", "nachdem", "avant", "après", "antes", "después"), _I
 )
-_ORDER_WORDS = re.compile(
+_ORDER_WORDS = _compile(
     _words(
         "first",
         "then",
@@ -1319,3 +1342,9 @@ def trigger(condition: str) -> bool:
 def conditions(text: str) -> list[str]:
     """The conditions of a claim, as written ("after a 5xx", "unless explicitly asked")."""
     return [m.group(0).strip() for m in _CONDITION.finditer(text)]
+
+
+for _name, _value in list(globals().items()):
+    if isinstance(_value, _Lazy):
+        _value.name = _name
+del _name, _value

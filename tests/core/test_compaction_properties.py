@@ -367,19 +367,16 @@ def test_first_fit_for_many_rooms_is_the_plain_first_fit(
         assert (got.kept, got.dropped) == (kept, dropped)
 
 
-@PROPS
-@given(
-    parts=st.lists(
-        st.tuples(
-            st.text(max_size=12),
-            st.lists(st.one_of(st.text(min_size=1, max_size=20), TEXT_QUOTES), max_size=6),
-            st.text(max_size=12),
-        ),
-        min_size=1,
-        max_size=4,
-    ),
-    head=st.text(max_size=20),
+# a part of a record that lists items: (before, the items, after), as ``_Part`` takes them
+LISTING = st.tuples(
+    st.text(max_size=12),
+    st.lists(st.one_of(st.text(min_size=1, max_size=20), TEXT_QUOTES), max_size=6),
+    st.text(max_size=12),
 )
+
+
+@PROPS
+@given(parts=st.lists(LISTING, min_size=1, max_size=4), head=st.text(max_size=20))
 def test_a_record_that_lists_items_costs_the_sum_of_its_pieces(
     parts: list[tuple[str, list[str], str]], head: str
 ) -> None:
@@ -392,3 +389,30 @@ def test_a_record_that_lists_items_costs_the_sum_of_its_pieces(
     assert [str(p) for p in listed] == [b + ", ".join(i) + a for b, i, a in parts]
     assert "".join(listed[0].pieces) == str(listed[0])
     assert record_cost(COUNTER, head, listed) == cost(head + "; ".join(listed))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    records=st.lists(
+        st.lists(
+            st.one_of(st.text(min_size=1, max_size=20), TEXT_QUOTES, LISTING),
+            min_size=1,
+            max_size=6,
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    head=st.text(max_size=12),
+)
+def test_the_passes_of_a_plan_share_the_costs_of_their_pieces(
+    records: list[list[str | tuple[str, list[str], str]]], head: str
+) -> None:
+    """A plan's passes count their records with one memo of the pieces counted before: each
+    record still costs what tiktoken gives its whole text, whatever the earlier ones held."""
+    from padtui.core.compaction import _Part, record_cost
+
+    head += ": "
+    memo: dict[str, int] = {}
+    for record in records:
+        parts = [p if isinstance(p, str) else _Part(*p) for p in record]
+        assert record_cost(COUNTER, head, parts, memo) == cost(head + "; ".join(parts))
