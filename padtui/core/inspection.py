@@ -259,6 +259,20 @@ def journal_seen(snapshot: Snapshot, journal: JournalArg) -> Journaled:
     return Journaled(n, origin if origin in OWN else None, j)
 
 
+def journaled_already(snapshot: Snapshot, key: str, journal: JournalArg) -> Journaled:
+    """Where a version seen is journaled already, found without writing anything: the
+    journal's newest version when it holds these very bytes (``key``, their digest), as
+    padtui's own commit or restore journals what it has written; else all None. (A version
+    shown before it is journaled is known for a restore by this, so never an alarm.)
+    Raises ``OSError`` or ``PadError`` when the journal cannot be read."""
+    j = journal_of(snapshot.path, journal)
+    newest = j.latest() if j is not None else None
+    if newest is None or newest.sha256 != key:
+        return Journaled(None, None, None)
+    origin = journal_origin(newest.origin)
+    return Journaled(newest.n, origin if origin in OWN else None, j)
+
+
 @dataclass
 class Inspection:
     """One person watching one pad."""
@@ -414,19 +428,20 @@ class Inspection:
 
     def journaled(
         self, key: str, number: int, origin: str | None = None, journal: Journal | None = None
-    ) -> None:
+    ) -> bool:
         """The journal's number for the version ``key``, taken in before it was journaled (a
-        pad's first reading is on screen before the append), and padtui as who made it when
-        the journal says so (a restore journaled meanwhile): its alarm is then withdrawn.
-        ``journal``: the journal that holds it so (its bytes are let go once it is not the
-        current version)."""
+        version is on screen before the append), and padtui as who made it when the journal
+        says so (a restore journaled meanwhile): its alarm is then withdrawn. ``journal``:
+        the journal that holds it so (its bytes are let go once it is not the current
+        version). Returns whether what is shown of it changed (its number, who made it)."""
         for i in range(len(self.versions) - 1, -1, -1):
             v = self.versions[i]
             if v.digest != key:
                 continue
             own = origin if origin is not None and origin in OWN else None
-            if v.number == number and own is None and (journal is None or v.journal is journal):
-                return
+            shown = v.number != number or (own is not None and own != v.origin)
+            if not shown and (journal is None or v.journal is journal):
+                return False
             new = replace(v, number=number, origin=own or v.origin, journal=journal or v.journal)
             if i < len(self.versions) - 1:
                 new = new.without_bytes()
@@ -434,8 +449,11 @@ class Inspection:
             alarms = [a for a in self.alarms if a.version is not v]
             if own is None:
                 alarms += [replace(a, version=new) for a in self.alarms if a.version is v]
+            else:  # (as taking it in as padtui's own would have: see take_in)
+                self.undone |= {a.version.number for a in alarms if a.before == key}
             self.alarms = sorted(alarms, key=lambda a: a.version.number)
-            return
+            return shown
+        return False
 
     def open_journal(self, journal: Journal, recent: int, most_bytes: int | None = None) -> int:
         """Take in the newest ``recent`` versions of the journal, audited and numbered as it

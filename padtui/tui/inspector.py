@@ -6,9 +6,12 @@ pushes it on the pad it watches, the fleet on the pad opened from its table, rep
 journal's versions and the demo on its scripted agent's pad; each adds its own keys at the
 app level and, where it narrates, writes the screen's narration line.
 
-A new reading is journaled and examined (parsed against the version on screen, counted,
-audited) in a worker thread; the screen gets it as a :class:`InspectorScreen.Seen` message
-and only takes it in, raises its alarm and draws.
+A new reading is examined (parsed against the version on screen, counted, audited) in a
+worker thread; the screen gets it as a :class:`InspectorScreen.Seen` message and only takes
+it in, raises its alarm and draws. The inspector's own watch journals it after that (the
+journal's fsync is no part of the wait for the screen), and the journal's number follows as
+:class:`InspectorScreen.Appended`; who made it (padtui's own restore: never an alarm) is
+read from the journal before it is shown.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from padtui.core.inspection import (
     Observed,
     SeenVersion,
     journal_seen,
+    journaled_already,
 )
 from padtui.core.journal import Journal
 from padtui.core.model import Pad
@@ -139,7 +143,8 @@ def open_journal(
 
 @dataclass(frozen=True, kw_only=True)
 class Prepared:
-    """A reading of a pad journaled and examined off the screen's thread, to be taken in."""
+    """A reading of a pad examined (and journaled, unless it is to be later) off the
+    screen's thread, to be taken in."""
 
     reading: Reading
     examined: Examined | None = None  # a version not on screen yet
@@ -151,9 +156,13 @@ class Prepared:
     failed: str | None = None  # padtui's own failure on it (see failure)
 
 
-def prepare(insp: Inspection, reading: Reading, journal: store.JournalArg) -> Prepared:
+def prepare(
+    insp: Inspection, reading: Reading, journal: store.JournalArg, *, later: bool = False
+) -> Prepared:
     """(a worker thread) Examine a new version against the version taken in last, and
-    journal it; padtui's own failure is the pad's state, never the view's crash."""
+    journal it; padtui's own failure is the pad's state, never the view's crash.
+    ``later``: the version is journaled once it is on screen (:func:`journal_shown`); here,
+    only what the journal already says of it is found (a restore: padtui's own)."""
     snapshot = reading.snapshot
     if reading.state != "version" or snapshot is None:
         return Prepared(reading=reading)
@@ -162,9 +171,13 @@ def prepare(insp: Inspection, reading: Reading, journal: store.JournalArg) -> Pr
         journaled, problem = Journaled(None, None, None), None
         if examined is not None and journal is not False:
             try:
-                journaled = journal_seen(snapshot, journal)
+                if later:
+                    journaled = journaled_already(snapshot, examined.digest, journal)
+                else:
+                    journaled = journal_seen(snapshot, journal)
             except (OSError, PadError) as exc:
-                problem = str(exc)
+                if not later:  # (else the append says so)
+                    problem = str(exc)
     except EncodingUnavailable as exc:  # the file names an encoding not here
         return Prepared(reading=reading, failed=str(exc))
     except Exception as exc:  # (see failure)
@@ -236,12 +249,21 @@ class InspectorScreen(Screen[None]):
     ]
 
     class Seen(Message):
-        """A reading of the pad, journaled and examined in a worker thread (this screen's
+        """A reading of the pad, examined in a worker thread (this screen's
         own watch, or the fleet's reader of the pad): the screen takes it in."""
 
         def __init__(self, prepared: Prepared) -> None:
             super().__init__()
             self.prepared = prepared
+
+    class Appended(Message):
+        """A version on screen journaled (after the :class:`Seen` that brought it): its
+        number in the journal, and who made it (None: it could not be journaled)."""
+
+        def __init__(self, key: str, journaled: Journaled | None) -> None:
+            super().__init__()
+            self.key = key
+            self.journaled = journaled
 
     def __init__(
         self,
@@ -341,19 +363,38 @@ class InspectorScreen(Screen[None]):
             self._opened()
 
     async def _journal_first_version(self, examined: Examined) -> None:
+        self._number(*await self._journal(examined))
+
+    async def _journal(self, examined: Examined) -> tuple[str, Journaled | None]:
+        """Journal a version that is on screen (in a worker thread); None if it could not
+        be (said in a notification)."""
+        if self.journal is False:
+            return examined.digest, None
         try:
             journaled = await asyncio.to_thread(journal_seen, examined.snapshot, self.journal)
         except (OSError, PadError) as exc:
             self.notify(f"journal not written: {exc}", severity="warning")
-            return
+            return examined.digest, None
         except Exception as exc:  # (see failure)
             self.notify(failure(self.inspection.path, exc), title="journal", severity="error")
+            return examined.digest, None
+        return examined.digest, journaled
+
+    def _number(self, key: str, journaled: Journaled | None) -> None:
+        """Give the version ``key`` (on screen) the journal's number, and who made it."""
+        if journaled is None or journaled.number is None:
             return
-        if journaled.number is not None:
-            self.inspection.journaled(
-                examined.digest, journaled.number, journaled.origin, journaled.journal
+        lock = self.pad_lock if self.pad_lock is not None else contextlib.nullcontext()
+        with lock:
+            shown = self.inspection.journaled(
+                key, journaled.number, journaled.origin, journaled.journal
             )
+        if shown:
             self.refresh_view()
+
+    def on_inspector_screen_appended(self, message: InspectorScreen.Appended) -> None:
+        message.stop()
+        self._number(message.key, message.journaled)
 
     def _announce_outstanding(self) -> None:
         """The alarms found on opening (written while padtui was closed), announced once."""
@@ -405,8 +446,18 @@ class InspectorScreen(Screen[None]):
                 if reading.state != "version" or reading.pad_file is None:
                     self.refresh_view()
                     continue
-            prepared = await asyncio.to_thread(prepare, self.inspection, reading, self.journal)
+            prepared = await asyncio.to_thread(
+                partial(prepare, insp, reading, self.journal, later=True)
+            )
             self.post_message(self.Seen(prepared))
+            if (
+                prepared.examined is not None
+                and prepared.number is None
+                and self.journal is not False
+            ):
+                # journaled once on screen: the fsync is not part of the wait for it (and
+                # the next reading waits for it: the journal keeps the versions' order)
+                self.post_message(self.Appended(*await self._journal(prepared.examined)))
 
     def _on_screen(self) -> PadFile | None:
         """The version on screen: a new one is read against it (only its changes parsed)."""

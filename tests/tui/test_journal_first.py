@@ -250,6 +250,54 @@ async def test_the_first_version_is_on_screen_before_the_journal_append(
     assert [v.n for v in journal_of(pad).versions()] == [1, 2, 3]
 
 
+async def test_a_new_version_is_on_screen_before_the_journal_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    append = Journal.append
+    appending, release = threading.Event(), threading.Event()
+    held = threading.Event()  # (from the second append on: the first version's goes through)
+
+    def slow_append(self: Journal, *args: Any, **kwargs: Any) -> int:
+        if held.is_set():
+            appending.set()
+            assert release.wait(conftest.WAIT)
+        return append(self, *args, **kwargs)
+
+    monkeypatch.setattr(Journal, "append", slow_append)
+    grown = [*json.loads(pad.read_text("utf-8")), {"kind": "note", "id": "n-new", "text": "A."}]
+    async with inspector(pad) as h:
+        assert [v.n for v in journal_of(pad).versions()] == [1]
+        journal_of(pad).append(b"{not a pad", "json", "seen")  # v2: journaled, not parsed
+        held.set()
+        write_atomic(pad, json.dumps(grown, indent=2))  # v3 once journaled
+        await h.until(lambda: appending.is_set(), "the append")
+        await h.until(lambda: "n-new" in h.screen_text(), "the new version on screen")
+        assert h.app.inspection.current.verdict == "growth"
+        assert [v.n for v in journal_of(pad).versions()] == [1, 2]  # (the append still waits)
+        release.set()
+        await h.until(lambda: h.app.inspection.current.number == 3, "the journal's number")
+        await h.until(lambda: "v3" in h.topbar, "the number on screen")
+        assert h.app.inspection.current.journal is not None
+    assert [v.n for v in journal_of(pad).versions()] == [1, 2, 3]
+
+
+async def test_a_restore_made_while_the_inspector_watches_is_no_alarm(tmp_path: Path) -> None:
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    async with inspector(pad) as h:
+        first = h.app.inspection.current.number
+        write_atomic(pad, CONDENSED.read_bytes())
+        await h.until(lambda: h.noted("CORRUPTION"), "the corruption's notice")
+        assert len(h.app.inspection.outstanding) == 1
+        assert main(["history", str(pad), "--restore", str(first)]) == 0
+        await h.until(lambda: h.app.inspection.current.origin == "restore", "the restore")
+        await h.until(lambda: not h.app.inspection.outstanding, "the alarm undone")
+        assert [a.version.number for a in h.app.inspection.alarms] == [first + 1]
+        await h.until(lambda: "⚠" not in h.topbar, "the top bar without the alarm")
+    journal = journal_of(pad)
+    assert journal.version(first + 2).origin == "restore"
+
+
 async def test_older_versions_leave_their_bytes_to_the_journal_and_show_as_they_were(
     tmp_path: Path,
 ) -> None:
