@@ -38,8 +38,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from padtui.core import letta, sealing, store
+from padtui.core.at_risk import AtRisk
 from padtui.core.audit import totals
-from padtui.core.compaction import Plan, RuleAtRisk, unsealed_rules
+from padtui.core.compaction import Plan, RuleAtRisk
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PadFile, format_for_name, named, read_only_reason
 from padtui.core.inspection import (
@@ -75,7 +76,8 @@ from padtui.tui.verdicts import verdict_style
 from padtui.tui.widgets import NEAR_LIMIT, BudgetGauge, EntryPane, Row, StatusLine, TopBar
 
 # the line under the gauge names the unsealed rules a pass may drop: found at once on the
-# screen's thread for a pad this small (a few ms), else in a thread, off the watch path
+# screen's thread when this few entries are new since the version before (a few ms: a pad
+# this small, or a rewrite of a few entries), else in a thread, off the watch path
 RULES_AT_ONCE = 200
 # after padtui itself fails on a pad's content, the pad is read again this often (seconds)
 # until it reads: the view shows the failure meanwhile, and recovers once the pad is mended
@@ -301,6 +303,7 @@ class InspectorScreen(Screen[None]):
         # worker finds them for
         self._at_risk: tuple[str, tuple[RuleAtRisk, ...]] | None = None
         self._at_risk_sought: str | None = None
+        self._rules = AtRisk()  # (looks again only at the entries a new version changed)
         self._limits: tuple[str, list[letta.BlockLimit]] | None = None  # (by version digest)
         self._to_change = False  # a new version came: the rewritable pane moves to its change
         self._keys: tuple[bool, str | None] | None = None  # what the footer was drawn for
@@ -738,14 +741,15 @@ class InspectorScreen(Screen[None]):
     def _unsealed_rules(self) -> tuple[RuleAtRisk, ...] | None:
         """The unsealed rules of the version on screen (a pass may drop them; a trial's
         are the same, its drops marked by the preview), or None while a thread still looks
-        for them in a large pad. One cache, by the version's digest."""
+        for them in many new entries. One cache, by the version's digest; the rules of each
+        entry are kept by the entry (``AtRisk``)."""
         insp = self.inspection
         v = insp.current
         if self._at_risk is not None and self._at_risk[0] == v.digest:
             return self._at_risk[1]
         pad = v.pad
-        if len(pad.entries) <= RULES_AT_ONCE:
-            self._at_risk = (v.digest, unsealed_rules(pad, insp.rule_map))
+        if self._rules.to_look_at(pad, insp.rule_map) <= RULES_AT_ONCE:
+            self._at_risk = (v.digest, self._rules.of(pad, insp.rule_map))
             return self._at_risk[1]
         if self._at_risk_sought != v.digest:
             self._at_risk_sought = v.digest
@@ -760,7 +764,7 @@ class InspectorScreen(Screen[None]):
         self, digest: str, pad: Pad, rule_map: RuleMap | None, memo: RuleMemo | None
     ) -> None:
         try:
-            rules = unsealed_rules(pad, rule_map, memo=memo)
+            rules = self._rules.of(pad, rule_map, memo)
         except Exception as exc:  # (see failure)
             self._failed_in_thread(exc, "rules at risk not found")
             return

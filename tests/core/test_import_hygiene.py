@@ -228,7 +228,10 @@ LAYERS = (
     ("wording", "matching", "carry"),
     ("audit",),
     ("compaction",),
-    ("sealing", "history", "inspection", "watcher", "guard", "git", "transcript", "letta"),
+    (
+        *("sealing", "history", "inspection", "at_risk", "watcher", "guard", "git"),
+        *("transcript", "letta"),
+    ),
 )
 
 
