@@ -28,40 +28,52 @@ class AtRisk:
         # that its identity is not reused while it is here)
         self._by_entry: dict[int, tuple[Entry, Rows]] = {}
 
-    def to_look_at(self, pad: Pad, rule_map: RuleMap | None = None) -> int:
-        """How many of the pad's unsealed entries have not been looked at."""
-        old = self._by_entry if self._map(pad, rule_map).words == self._words else {}
-        return sum(1 for e in pad.entries if not e.sealed and _kept(old, e) is None)
-
     def of(
         self, pad: Pad, rule_map: RuleMap | None = None, memo: RuleMemo | None = None
     ) -> tuple[RuleAtRisk, ...]:
         """The rules of ``pad`` in unsealed entries, in file order (none marked dropped):
         ``unsealed_rules(pad, rule_map, memo=memo)``."""
+        return self._find(pad, rule_map, memo, None) or ()
+
+    def at_once(
+        self, pad: Pad, rule_map: RuleMap | None, most: int
+    ) -> tuple[RuleAtRisk, ...] | None:
+        """:meth:`of`, or None (nothing looked at) when more than ``most`` of the pad's
+        unsealed entries are new here: look for them in a thread."""
+        return self._find(pad, rule_map, None, most)
+
+    def _find(
+        self, pad: Pad, rule_map: RuleMap | None, memo: RuleMemo | None, most: int | None
+    ) -> tuple[RuleAtRisk, ...] | None:
         words = self._map(pad, rule_map).words
         old = self._by_entry if words == self._words else {}
-        unsealed = [e for e in pad.entries if not e.sealed]
-        fresh = [e for e in unsealed if _kept(old, e) is None]
-        found: dict[int, list[tuple[str, str, str | None]]] = {e.index: [] for e in fresh}
+        get = old.get
+        by_entry: dict[int, tuple[Entry, Rows]] = {}
+        fresh: list[Entry] = []
+        for e in pad.entries:
+            if e.sealed:
+                continue
+            hit = get(id(e))
+            if hit is not None and hit[0] is e:
+                by_entry[id(e)] = hit
+            else:
+                fresh.append(e)
+        if most is not None and len(fresh) > most:
+            return None
         if fresh:
+            found: dict[int, list[tuple[str, str, str | None]]] = {e.index: [] for e in fresh}
             for r in find_rules(replace(pad, entries=tuple(fresh)), rule_map, memo):
                 found[r.entry].append((r.kind, r.text, r.heading))
-        by_entry: dict[int, tuple[Entry, Rows]] = {}
+            for e in fresh:
+                by_entry[id(e)] = (e, tuple(found[e.index]))
         out: list[RuleAtRisk] = []
-        for e in unsealed:
-            rows = _kept(old, e)
-            if rows is None:
-                rows = tuple(found[e.index])
-            by_entry[id(e)] = (e, rows)
-            out += [RuleAtRisk(e, kind, text, heading, False) for kind, text, heading in rows]
+        for e in pad.entries:
+            rows = () if e.sealed else by_entry[id(e)][1]
+            if rows:
+                out += [RuleAtRisk(e, kind, text, heading, False) for kind, text, heading in rows]
         self._words, self._by_entry = words, by_entry
         return tuple(out)
 
     @staticmethod
     def _map(pad: Pad, rule_map: RuleMap | None) -> RuleMap:
         return (rule_map or RuleMap.default()).for_pad(pad)
-
-
-def _kept(old: dict[int, tuple[Entry, Rows]], entry: Entry) -> Rows | None:
-    hit = old.get(id(entry))
-    return hit[1] if hit is not None and hit[0] is entry else None

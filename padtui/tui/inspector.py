@@ -748,9 +748,10 @@ class InspectorScreen(Screen[None]):
         if self._at_risk is not None and self._at_risk[0] == v.digest:
             return self._at_risk[1]
         pad = v.pad
-        if self._rules.to_look_at(pad, insp.rule_map) <= RULES_AT_ONCE:
-            self._at_risk = (v.digest, self._rules.of(pad, insp.rule_map))
-            return self._at_risk[1]
+        found = self._rules.at_once(pad, insp.rule_map, RULES_AT_ONCE)
+        if found is not None:
+            self._at_risk = (v.digest, found)
+            return found
         if self._at_risk_sought != v.digest:
             self._at_risk_sought = v.digest
             store = insp.counter.store

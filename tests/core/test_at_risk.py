@@ -73,12 +73,12 @@ def test_the_rules_kept_by_entry_are_those_a_fresh_look_finds(
 def test_a_new_version_is_looked_at_only_where_it_changed() -> None:
     pad = Pad.of(Entry("note", f"Never touch table {i}.") for i in range(500))
     finder = AtRisk()
-    assert finder.to_look_at(pad) == 500
+    assert finder.at_once(pad, None, 499) is None  # (500 new entries: not at once)
     assert len(finder.of(pad)) == 500
     entries = list(pad.entries)
     entries[7] = Entry("note", "Handle table errors.")
     after = Pad.of(entries)
-    assert finder.to_look_at(after) == 1
-    rules = finder.of(after)
-    assert len(rules) == 499 and rules == unsealed_rules(after)
-    assert finder.to_look_at(Pad.of(entries, rule_headings=("Notes",))) == 500
+    rules = finder.at_once(after, None, 1)  # (one new entry)
+    assert rules is not None and len(rules) == 499 and rules == unsealed_rules(after)
+    # the pad's own words change what makes a rule: every entry is looked at again
+    assert finder.at_once(Pad.of(entries, rule_headings=("Notes",)), None, 499) is None
