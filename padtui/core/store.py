@@ -281,8 +281,15 @@ def settling(
     deadline = time.monotonic() + limit
     seen = fsio.look(path)
     since = time.monotonic()  # when ``seen`` was last found changed
-    while True:
+    # the first bytes seen are parsed while the rule waits (a file that settles is most
+    # often as first seen): the parse is then no part of the wait; never taken unsettled
+    ahead: tuple[bytes, PadFile | PadError] | None = None
+    if seen is not None and seen.data is not None:
+        ahead = (seen.data, _parse_ahead(path, seen.data, fmt, previous))
+        yield max(step - (time.monotonic() - since), 0.0)  # (the next look on time)
+    else:
         yield step
+    while True:
         started = time.monotonic()
         now = fsio.look(path)
         if seen is None or now is None or not seen.same_as(now):
@@ -290,7 +297,11 @@ def settling(
         elif started - since >= quiet:
             if now.data is None or now.st is None:
                 raise PadError(path, NO_SUCH_FILE)
-            if previous is not None and _same(previous, path, fmt, now.data):
+            if ahead is not None and ahead[0] == now.data:
+                if isinstance(ahead[1], PadError):
+                    raise ahead[1]
+                pad_file = ahead[1]
+            elif previous is not None and _same(previous, path, fmt, now.data):
                 pad_file = previous  # (read again as it was: not parsed again)
             else:
                 pad_file = parse(path, now.data, fmt, previous)
@@ -299,6 +310,18 @@ def settling(
             seen, since = fsio.look(path), time.monotonic()
         if time.monotonic() >= deadline:
             raise PadError(path, f"{STILL_WRITING} (it kept changing for {limit:g} s)")
+        yield step
+
+
+def _parse_ahead(path: str, data: bytes, fmt: str, previous: PadFile | None) -> PadFile | PadError:
+    """The parse of bytes not settled yet: what a settled read of them gives, or its
+    error (raised only if they settle so)."""
+    if previous is not None and _same(previous, path, fmt, data):
+        return previous
+    try:
+        return parse(path, data, fmt, previous)
+    except PadError as exc:
+        return exc
 
 
 def _same(previous: PadFile, path: str, fmt: str, data: bytes) -> bool:
