@@ -159,7 +159,7 @@ def watch_fault(exc: BaseException) -> bool:
 async def watch_pad(
     path: str,
     stop: asyncio.Event | None = None,
-    step_ms: int = 5,
+    step_ms: int = 2,
     debounce_ms: int = 50,
     previous: Callable[[], PadFile | None] | None = None,
     fmt: str | None = None,
