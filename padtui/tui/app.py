@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, TypedDict, Unpack
 
+from textual import events, on
 from textual.app import App, SystemCommand
 from textual.binding import BindingType
 from textual.filter import LineFilter
@@ -26,11 +28,17 @@ from padtui.tui.keys import help_and_quit
 from padtui.tui.screens import HelpScreen
 from padtui.tui.terminal import CLEANED
 
+# seconds: how often a thread holding the interpreter is asked to let go of it (Python's
+# default is 5 ms). Workers read and audit pads in Python, and the screen's thread gets the
+# interpreter back only when asked; a key, a timer or a frame takes a few such turns.
+SWITCH_INTERVAL = 0.001
+
 
 class PadtuiApp(App[int]):
     """What every face of padtui shares: its styles, its title, notices never parsed as
-    markup, every line cleaned on its way to the terminal, and the keys of the screen on
-    top offered in the command palette."""
+    markup, every line cleaned on its way to the terminal, the keys of the screen on top
+    offered in the command palette, and a screen's thread that gets its turn quickly beside
+    the workers (``SWITCH_INTERVAL``, for as long as the app runs)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "padtui"
@@ -62,8 +70,14 @@ class PadtuiApp(App[int]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
+    @on(events.Mount)
+    def _turns_quick(self) -> None:
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL)
+
     def on_unmount(self) -> None:
         gc.unfreeze()  # (see inspector.settle_memory)
+        sys.setswitchinterval(getattr(self, "_switch_interval", sys.getswitchinterval()))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import bisect
 import os
-import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -87,7 +86,6 @@ SHOW_MS = 100  # the table takes in what the pads' readers found at most this of
 # looks at a pad a settle interval (store.settling): fewer than the inspector's, as a fleet of
 # a hundred pads a second would otherwise keep the screen's event loop busy with them
 SETTLE_LOOKS = 2
-SWITCH_INTERVAL = 0.001  # seconds: see FleetApp.start_fleet
 FIRST_LOOK_CHUNK = 25  # pads read before their rows are shown, when the fleet starts
 # how bad a verdict is: the worst one seen stays on a pad's row
 SEVERITY = {
@@ -493,23 +491,15 @@ class FleetApp(PadtuiApp):
         self._found: list[tuple[FleetPad, Reading, Observed | None, Prepared | None]] = []
         self._show_due = False
         self._readers_group: asyncio.TaskGroup | None = None
-        self._switch_interval = sys.getswitchinterval()
         self._fleet_screen = FleetScreen()
 
     # --- the fleet ---------------------------------------------------------------------------
 
-    async def on_mount(self) -> None:
-        # The worker thread reads and audits pads in Python, holding the interpreter; the
-        # screen's thread gets it back only when the worker is asked to let go, every
-        # "switch interval" (5 ms by default), and a key takes a few such turns. A shorter
-        # interval keeps keys quick while a hundred pads a second are read.
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(SWITCH_INTERVAL)
+    async def on_mount(self) -> None:  # (after PadtuiApp's: see SWITCH_INTERVAL)
         self.watch_folder()
 
     def on_unmount(self) -> None:
         self._stop.set()
-        sys.setswitchinterval(self._switch_interval)
         for pad in self.pads.values():
             keep_counts(pad.inspection)
 

@@ -332,7 +332,10 @@ class InspectorScreen(Screen[None]):
         self._say_reading()
         self.call_after_refresh(self._first_reading)  # once that is on screen
 
+    @work(group="first-reading", description="read the pad")
     async def _first_reading(self) -> None:
+        """(a worker: the screen goes on drawing and answering keys while a large pad is
+        read, and draws it as soon as it is taken in)"""
         insp = self.inspection
         try:
             problem = await asyncio.to_thread(open_journal, insp, self.journal, RECENT_VERSIONS)

@@ -39,7 +39,7 @@ KIND_STYLES = {
 
 # a pane lays out (measures) this many rows at a time, the next on the next turn of the
 # event loop, so that a pad of 20,000 entries is on screen before all are measured
-LAYOUT_STEP = 1000
+LAYOUT_STEP = 250
 NEAR_LIMIT = 0.9  # a Letta block this full of its limit (characters) is marked near it
 
 
