@@ -163,7 +163,7 @@ def prepare(
 ) -> Prepared:
     """(a worker thread) Examine a new version against the version taken in last, and
     journal it; padtui's own failure is the pad's state, never the view's crash.
-    ``later``: the version is journaled once it is on screen (:func:`journal_shown`); here,
+    ``later``: the version is journaled once it is on screen (``InspectorScreen._journal``); here,
     only what the journal already says of it is found (a restore: padtui's own)."""
     snapshot = reading.snapshot
     if reading.state != "version" or snapshot is None:
