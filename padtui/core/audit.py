@@ -146,9 +146,12 @@ def audit(
     ctx = _Rewrite(old, new, matches, base.for_pad(old), base.for_pad(new))
     ctx.count_lost = after.claims < before.claims  # (claims lost matter only if claims fell)
     findings: list[Finding] = []
+    derived = ctx.derived
     for o in old.entries:
         hit = matches.get(o.index)
         n = new.entries[hit[0]] if hit else None
+        if n is o and not derived:
+            continue  # the very entry, kept where it was (a live pad's most): nothing to say
         findings += ctx.sealed(o, n)
         findings += ctx.claims(o, n)
     findings += _pad_findings(ctx, before, after, counter)

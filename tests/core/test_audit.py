@@ -1084,3 +1084,48 @@ def test_an_old_record_does_not_declare_a_later_loss_from_its_section() -> None:
         "loss_record", 'dropped the Friday rule from the "Deploy safety rules" section'
     )
     assert run(old, Pad.of([fact, record, fresh])).verdict == "compaction"
+
+
+# --- a live pad's new version shares its unchanged entries with the one before -------------
+
+_LIVE_TEXTS = [
+    "Never retry writes after a 5xx.",
+    "Handle write errors.",
+    "Always ask before deleting a branch.",
+    "The ledger lives in the ops account.",
+    "Deploys went fine today.",
+]
+_LIVE_ENTRY = st.builds(
+    lambda kind, text, sealed, eid, derived: Entry(
+        kind, text, sealed=sealed, id=eid, derived_from=derived
+    ),
+    st.sampled_from(["note", "constraint", "negative_fact", "loss_record", "plan"]),
+    st.sampled_from(_LIVE_TEXTS),
+    st.booleans(),
+    st.sampled_from([None, "a", "b", "c"]),
+    st.sampled_from([(), ("a",), ("b", "c")]),
+)
+
+
+@given(
+    st.lists(_LIVE_ENTRY, min_size=1, max_size=6),
+    st.lists(st.tuples(st.integers(0, 8), st.one_of(st.none(), _LIVE_ENTRY)), max_size=4),
+)
+def test_an_audit_says_the_same_of_entries_shared_or_parsed_again(
+    first: list[Entry], edits: list[tuple[int, Entry | None]]
+) -> None:
+    """The inspector's new version is the old one's entry objects where they did not change:
+    its audit is the audit of the same pad read afresh (every entry a new object)."""
+    old = Pad.of(first)
+    entries = list(old.entries)
+    for at, new in edits:
+        if new is None and entries:
+            del entries[at % len(entries)]
+        elif new is not None:
+            entries.insert(at % (len(entries) + 1), new)
+    shared = Pad.of(entries)
+    fresh = Pad(tuple(Entry(**{**e.__dict__}) for e in shared.entries))
+    assert all(a == b and a is not b for a, b in zip(shared.entries, fresh.entries, strict=True))
+    counter = counter_for()
+    got, want = audit(old, shared, counter), audit(old, fresh, counter)
+    assert (got.verdict, got.findings) == (want.verdict, want.findings)
