@@ -73,7 +73,16 @@ from padtui.tui.screens import (
     way_out,
 )
 from padtui.tui.verdicts import verdict_style
-from padtui.tui.widgets import NEAR_LIMIT, BudgetGauge, EntryPane, Row, StatusLine, TopBar
+from padtui.tui.widgets import (
+    NEAR_LIMIT,
+    BudgetGauge,
+    EntryPane,
+    Row,
+    StatusLine,
+    TopBar,
+    redraw,
+    set_text,
+)
 
 # the line under the gauge names the unsealed rules a pass may drop: found at once on the
 # screen's thread when this few entries are new since the version before (a few ms: a pad
@@ -678,7 +687,7 @@ class InspectorScreen(Screen[None]):
             sealed_after = insp.current.sealed_tokens + record
             gauge.after = (sealed_after, insp.preview_tokens - sealed_after)
         gauge.chars = _chars_gauge(self._letta_limits())
-        gauge.refresh(layout=True)
+        redraw(gauge)
 
     def _draw_standing(self) -> None:
         """The states that hold as long as the pad stays so, not a notice that fades: the
@@ -738,8 +747,11 @@ class InspectorScreen(Screen[None]):
             line.append("\n" if line else "")
             line.append_text(risk)
         standing = self.query_one("#standing", Static)
-        standing.update(line)
-        standing.display = bool(line)
+        if bool(line) != standing.display:
+            standing.display = bool(line)  # (a layout: the panes take its room or give it)
+            standing.update(line)
+        elif line:
+            set_text(standing, line)
 
     def _unsealed_rules(self) -> tuple[RuleAtRisk, ...] | None:
         """The unsealed rules of the version on screen (a pass may drop them; a trial's
@@ -816,7 +828,7 @@ class InspectorScreen(Screen[None]):
             line.append(
                 clean(insp.status_detail) + " — showing the last good version", style="bold yellow"
             )
-        status.update(line)
+        set_text(status, line)
 
     def _trial_line(self, trial: Plan) -> Text:
         insp = self.inspection

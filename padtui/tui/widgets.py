@@ -19,7 +19,7 @@ from textual.geometry import Size
 from textual.reactive import reactive
 from textual.strip import Strip
 from textual.style import Style
-from textual.visual import RenderOptions, Visual
+from textual.visual import RenderOptions, Visual, VisualType
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -476,6 +476,26 @@ def gauge_text(sealed: int, rewritable: int, budget: int, width: int) -> Text:
     return bar
 
 
+def redraw(widget: Widget) -> None:
+    """Draw a widget whose content changed, laying the screen out again only when its
+    content's height changed: a layout repaints every widget on the screen, and a pad's new
+    version should cost a repaint of what it changed."""
+    width, height = widget.content_size
+    if width and widget.get_content_height(widget.container_size, widget.app.size, width) == (
+        height
+    ):
+        widget.refresh()
+    else:
+        widget.refresh(layout=True)
+
+
+def set_text(widget: Static, content: VisualType) -> None:
+    """``widget.update(content)``, laid out again only when its height changed
+    (:func:`redraw`)."""
+    widget.update(content, layout=False)
+    redraw(widget)
+
+
 class BudgetGauge(Widget):
     """Tokens against the budget: now, and after the trial when one is open."""
 
@@ -565,7 +585,7 @@ class TopBar(Static):
 
     def show(self, parts: list[tuple[Text, int]]) -> None:
         self.parts = parts
-        self.update(Text("").join(p for p, _give in parts))  # (its content: the whole bar)
+        set_text(self, Text("").join(p for p, _give in parts))  # (its content: the whole bar)
 
     def render(self) -> Text:
         width = self.content_region.width or self.size.width
