@@ -88,6 +88,10 @@ from padtui.tui.widgets import (
 # screen's thread when this few entries are new since the version before (a few ms: a pad
 # this small, or a rewrite of a few entries), else in a thread, off the watch path
 RULES_AT_ONCE = 200
+# a pad of more entries shows the first this many of each region, and the others a frame
+# later (building a row and its option for each of 20,000 entries takes a few hundred ms)
+FIRST_ROWS = 300
+WHOLE_AFTER = 0.04  # seconds: the others then (a frame comes every 1/60 s while changes wait)
 # after padtui itself fails on a pad's content, the pad is read again this often (seconds)
 # until it reads: the view shows the failure meanwhile, and recovers once the pad is mended
 RETRY_AFTER_FAILURE = 1.0
@@ -317,6 +321,7 @@ class InspectorScreen(Screen[None]):
         self._to_change = False  # a new version came: the rewritable pane moves to its change
         self._keys: tuple[bool, str | None] | None = None  # what the footer was drawn for
         self._plain_rows: dict[int, Row] = {}  # the rows with no mark, by entry identity
+        self._drawn_whole = False  # the panes have shown every row once (see FIRST_ROWS)
 
     # --- layout --------------------------------------------------------------------------
 
@@ -621,7 +626,10 @@ class InspectorScreen(Screen[None]):
         # an entry with no mark but its hazard keeps its row (the same object) while it is
         # the same entry object: a new version builds the rows of the entries it changed
         plain, self._plain_rows = self._plain_rows, {}
+        first = not self._drawn_whole and len(pad.entries) > 2 * FIRST_ROWS
         for e, cost in zip(pad.entries, costs, strict=True):
+            if first and len(sealed_rows) >= FIRST_ROWS and len(rewritable_rows) >= FIRST_ROWS:
+                break
             if not (
                 e.index in dropped
                 or e.index in rules
@@ -651,13 +659,24 @@ class InspectorScreen(Screen[None]):
             sealed_rows.append(Row(trial.loss_record, trial.record_tokens, pending=True))
             sealed_tokens += trial.record_tokens  # (the pending record is counted too)
         to_change, self._to_change = self._to_change, False
+        sealed_count, rewritable_count = len(sealed_rows), len(rewritable_rows)
+        if first:  # the first rows now, all of them once they are on screen
+            sealed_count = sum(1 for e in pad.entries if e.sealed)
+            rewritable_count = len(pad.entries) - sealed_count
+            self.set_timer(WHOLE_AFTER, self._draw_whole)  # (after the next frame, most often)
         self.query_one("#sealed", EntryPane).show(
-            sealed_rows, f"{len(sealed_rows)} entries · {sealed_tokens} tok"
+            sealed_rows, f"{sealed_count} entries · {sealed_tokens} tok"
         )
         rewritable_tokens = insp.current.tokens - insp.current.sealed_tokens
         self.query_one("#rewritable", EntryPane).show(
-            rewritable_rows, f"{len(rewritable_rows)} entries · {rewritable_tokens} tok", to_change
+            rewritable_rows, f"{rewritable_count} entries · {rewritable_tokens} tok", to_change
         )
+
+    def _draw_whole(self) -> None:
+        if not self._drawn_whole:
+            self._drawn_whole = True
+            if self.inspection.versions:
+                self._draw_panes()
 
     def _flagged(self) -> dict[str, str]:
         """Ids named by a critical finding of the last rewrite, or of an alarm not yet dealt

@@ -108,3 +108,33 @@ async def test_a_long_pane_is_laid_out_a_step_at_a_time(
         await h.until(lambda: pane.laid_out == 60, "the rest laid out")
         assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
         assert pane.virtual_size.height == len(pane._line_cache.lines)
+
+
+async def test_a_large_pad_shows_its_first_rows_then_all_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pad of many entries is on screen with the first rows of each region (and the
+    regions' whole counts), and the other rows follow once that frame is drawn."""
+    from padtui.tui import inspector as screen_module
+
+    monkeypatch.setattr(screen_module, "FIRST_ROWS", 5)
+    monkeypatch.setattr(screen_module, "WHOLE_AFTER", 60.0)  # (drawn here, by hand)
+    pad, entries = pad_of_notes(tmp_path, 24)
+    for e in entries[:12]:
+        e["sealed"] = True
+    save(pad, entries)
+    async with inspector(pad) as h:
+        sealed, rewritable = h.pane("sealed"), h.pane("rewritable")
+        assert (sealed.option_count, rewritable.option_count) == (12, 5)  # (sealed first)
+        assert str(sealed.border_subtitle).startswith("12 entries")
+        assert str(rewritable.border_subtitle).startswith("12 entries")
+        assert h.labels("rewritable") == [f"n-{i}" for i in range(12, 17)]
+        h.view._draw_whole()  # (what the timer does)
+        await h.pilot.pause()
+        assert (sealed.option_count, rewritable.option_count) == (12, 12)
+        assert h.labels("rewritable") == [f"n-{i}" for i in range(12, 24)]
+        # from then on, every version shows every row at once
+        entries[20]["text"] = "note 20: moved to /var/c20"
+        save(pad, entries)
+        await h.until(lambda: "moved" in h.row("rewritable", "n-20"), "the new version")
+        assert rewritable.option_count == 12
