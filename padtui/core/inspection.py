@@ -237,6 +237,7 @@ class Examined:
     claims: int
     caution: int
     audit: Audit | None
+    parsed: PadFile | None = None  # its parse as read (see Inspection.look_ahead)
 
 
 class Journaled(NamedTuple):
@@ -298,6 +299,8 @@ class Inspection:
     undone: set[int] = field(default_factory=set)  # versions whose alarm a restore undid
     # the pad's counters, with its count cache kept between runs (None: the process's own)
     counters: PadCounters | None = None
+    # a version examined while the settle rule waited on it (see look_ahead)
+    _ahead: Examined | None = field(default=None, repr=False)
 
     @property
     def counter(self) -> TokenCounter:
@@ -335,15 +338,35 @@ class Inspection:
             return None
         return self.take_in(examined, **arrival)
 
+    def look_ahead(self, pad_file: PadFile) -> None:
+        """Examine a parse of the pad that has not settled yet, while the settle rule waits
+        on it (a watch's worker thread, idle otherwise): :meth:`examine` of a reading of
+        these very bytes, parsed so, is then made already. (Nothing else is changed here;
+        a failure is passed over, and met again by :meth:`examine` if they settle.)"""
+        self._ahead = None
+        try:
+            snapshot = snapshot_of(pad_file)
+            self._ahead = self.examine(snapshot)
+        except Exception:  # (see the docstring)
+            self._ahead = None
+
     def examine(self, snapshot: Snapshot) -> Examined | None:
         """The costly half of observing a reading, which changes nothing here (a worker
         thread does it while the screen goes on drawing): the new version's parse shared
         with the one before, its totals and its audit. None if it is the version already
         taken in."""
-        key = digest(snapshot.file.data)
         previous = self.versions[-1] if self.versions else None
+        ahead, self._ahead = self._ahead, None
+        if (
+            ahead is not None
+            and ahead.parsed is snapshot.file
+            and ahead.after == (previous.digest if previous is not None else None)
+        ):  # (examined as it settled: the very parse, against the same version)
+            return replace(ahead, snapshot=replace(snapshot, file=ahead.snapshot.file))
+        key = digest(snapshot.file.data)
         if previous is not None and previous.digest == key:
             return None
+        parsed = snapshot.file
         if previous is not None:
             snapshot = replace(snapshot, file=shared(previous, snapshot.file))
         pad = snapshot.file.pad
@@ -355,6 +378,7 @@ class Inspection:
             result = replace(result, matches=Pairs(result.matches))  # (kept: kept small)
         return Examined(
             snapshot=snapshot,
+            parsed=parsed,
             digest=key,
             after=previous.digest if previous is not None else None,
             tokens=counted.tokens,

@@ -49,7 +49,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
@@ -186,6 +186,7 @@ def read(
     fmt: str | None = None,
     quiet: float = 0.0,
     limit: float | None = None,
+    ahead: Callable[[PadFile], object] | None = None,
 ) -> Snapshot:
     """Read a pad with its version stamp, for a commit to compare against.
 
@@ -197,14 +198,19 @@ def read(
     cheap (see ``formats.parse``). ``fmt`` reads it as that format, whatever its name.
 
     ``quiet`` (seconds; live reads pass ``SETTLE_QUIET``) reads by the settle rule instead:
-    see :func:`settling`.
+    see :func:`settling` (and its ``ahead``).
     """
     format_of(path, fmt)  # (an unknown one: PadError now; the format is passed on as chosen,
     # as a --format, which a read-only format's name is not)
     if quiet > 0:
         snap = _settled(
             settling(
-                path, previous, fmt, quiet=quiet, limit=SETTLE_LIMIT if limit is None else limit
+                path,
+                previous,
+                fmt,
+                quiet=quiet,
+                limit=SETTLE_LIMIT if limit is None else limit,
+                ahead=ahead,
             )
         )
         n = record(snap, journal)
@@ -258,6 +264,7 @@ def settling(
     quiet: float = SETTLE_QUIET,
     limit: float = SETTLE_LIMIT,
     looks: int = SETTLE_LOOKS,
+    ahead: Callable[[PadFile], object] | None = None,
 ) -> Generator[float, None, Snapshot]:
     """The read a live watcher takes, step by step: yields each pause (seconds) to make
     before the next look, and returns the pad once it has settled. (So a caller can pause
@@ -275,6 +282,9 @@ def settling(
 
     Settled, a file that does not parse raises its PadError, a missing one ``no such file``;
     one that kept changing for ``limit`` seconds raises ``still being written``.
+
+    ``ahead`` is given the first look's parse while the rule waits (work on a version that
+    may yet settle: it must not take it for one).
     """
     fmt = format_of(path, fmt)
     step = quiet / max(looks, 1)
@@ -283,9 +293,12 @@ def settling(
     since = time.monotonic()  # when ``seen`` was last found changed
     # the first bytes seen are parsed while the rule waits (a file that settles is most
     # often as first seen): the parse is then no part of the wait; never taken unsettled
-    ahead: tuple[bytes, PadFile | PadError] | None = None
+    look_ahead = ahead
+    parsed: tuple[bytes, PadFile | PadError] | None = None
     if seen is not None and seen.data is not None:
-        ahead = (seen.data, _parse_ahead(path, seen.data, fmt, previous))
+        parsed = (seen.data, _parse_ahead(path, seen.data, fmt, previous))
+        if look_ahead is not None and not isinstance(parsed[1], PadError):
+            look_ahead(parsed[1])
         yield max(step - (time.monotonic() - since), 0.0)  # (the next look on time)
     else:
         yield step
@@ -297,10 +310,10 @@ def settling(
         elif started - since >= quiet:
             if now.data is None or now.st is None:
                 raise PadError(path, NO_SUCH_FILE)
-            if ahead is not None and ahead[0] == now.data:
-                if isinstance(ahead[1], PadError):
-                    raise ahead[1]
-                pad_file = ahead[1]
+            if parsed is not None and parsed[0] == now.data:
+                if isinstance(parsed[1], PadError):
+                    raise parsed[1]
+                pad_file = parsed[1]
             elif previous is not None and _same(previous, path, fmt, now.data):
                 pad_file = previous  # (read again as it was: not parsed again)
             else:

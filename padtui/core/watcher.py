@@ -48,27 +48,36 @@ class Reading:
 
 
 def read_once(
-    path: str, previous: PadFile | None = None, fmt: str | None = None, quiet: float | None = None
+    path: str,
+    previous: PadFile | None = None,
+    fmt: str | None = None,
+    quiet: float | None = None,
+    ahead: Callable[[PadFile], object] | None = None,
 ) -> Reading:
     """Read the pad with its version stamp once it has settled (``store.settling``).
 
     ``previous`` (the version on screen) lets a large pad that changed little be read
     cheaply: only its changed entries are parsed. ``fmt`` reads it as that format. ``quiet``
-    is the settle interval in seconds (``store.SETTLE_QUIET`` unless given)."""
+    is the settle interval in seconds (``store.SETTLE_QUIET`` unless given). ``ahead``: see
+    ``store.settling``."""
     quiet = store.SETTLE_QUIET if quiet is None else quiet
     try:
         return Reading(
-            WatchState.VERSION, store.read(path, previous=previous, fmt=fmt, quiet=quiet)
+            WatchState.VERSION,
+            store.read(path, previous=previous, fmt=fmt, quiet=quiet, ahead=ahead),
         )
     except PadError as exc:
         return _not_read(path, exc)
 
 
 async def read_settled(
-    path: str, previous: PadFile | None = None, fmt: str | None = None
+    path: str,
+    previous: PadFile | None = None,
+    fmt: str | None = None,
+    ahead: Callable[[PadFile], object] | None = None,
 ) -> Reading:
     """:func:`read_once` in a worker thread (the thread pauses between its looks)."""
-    return await asyncio.to_thread(read_once, path, previous, fmt)
+    return await asyncio.to_thread(read_once, path, previous, fmt, None, ahead)
 
 
 async def read_settled_pausing_here(
@@ -163,6 +172,7 @@ async def watch_pad(
     debounce_ms: int = 50,
     previous: Callable[[], PadFile | None] | None = None,
     fmt: str | None = None,
+    ahead: Callable[[PadFile], object] | None = None,
 ) -> AsyncIterator[Reading]:
     """Yield the current reading, then a new one after every change to the pad's paths.
 
@@ -170,7 +180,8 @@ async def watch_pad(
     reading that follows a change of the folders watched), so a write that lands between the
     two is not missed: once the first reading is out, every later write is seen.
     ``previous`` says which version is on screen: each read is made against it. ``fmt``
-    reads the pad as that format, whatever its name.
+    reads the pad as that format, whatever its name. ``ahead`` is given each read's first
+    parse while the settle rule waits (``store.settling``).
     """
 
     def before() -> PadFile | None:
@@ -207,7 +218,7 @@ async def watch_pad(
 
     changes, pending = await arm()
     try:
-        yield await read_settled(path, before(), fmt)
+        yield await read_settled(path, before(), fmt, ahead)
         while True:
             faulted = False
             try:
@@ -227,7 +238,7 @@ async def watch_pad(
                 changes, pending = await arm()
             else:
                 pending = asyncio.ensure_future(anext(changes))
-            yield await read_settled(path, before(), fmt)
+            yield await read_settled(path, before(), fmt, ahead)
     finally:
         pending.cancel()
         await asyncio.gather(pending, return_exceptions=True)

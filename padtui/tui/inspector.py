@@ -457,7 +457,10 @@ class InspectorScreen(Screen[None]):
 
     async def _follow(self, first: bool) -> None:
         insp = self.inspection
-        async for reading in watch_pad(insp.path, previous=self._on_screen, fmt=self.pad_format):
+        watched = watch_pad(
+            insp.path, previous=self._on_screen, fmt=self.pad_format, ahead=insp.look_ahead
+        )
+        async for reading in watched:
             if not self.is_attached:  # a settled read can outlast the screen on the way out
                 return
             if first:  # the initial reading was taken on mount
