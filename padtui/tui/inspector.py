@@ -21,10 +21,11 @@ import contextlib
 import gc
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
+from operator import attrgetter
 from typing import ClassVar
 
 from rich.text import Text
@@ -54,7 +55,7 @@ from padtui.core.inspection import (
     journaled_already,
 )
 from padtui.core.journal import Journal
-from padtui.core.model import Pad
+from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap, RuleMemo
 from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
@@ -80,6 +81,7 @@ from padtui.tui.widgets import (
     Row,
     StatusLine,
     TopBar,
+    common_ends,
     redraw,
     set_text,
 )
@@ -322,6 +324,9 @@ class InspectorScreen(Screen[None]):
         self._keys: tuple[bool, str | None] | None = None  # what the footer was drawn for
         self._plain_rows: dict[int, Row] = {}  # the rows with no mark, by entry identity
         self._drawn_whole = False  # the panes have shown every row once (see FIRST_ROWS)
+        # the entries and rows of the last draw with no marks (then only what a new version
+        # changed is drawn anew: see _rows_after)
+        self._last_plain: tuple[tuple[Entry, ...], list[Row], list[Row]] | None = None
 
     # --- layout --------------------------------------------------------------------------
 
@@ -624,12 +629,19 @@ class InspectorScreen(Screen[None]):
         rules: dict[int, int] = {}  # in a trial: each entry's rules at risk
         for r in self._unsealed_rules() or () if insp.trial is not None else ():
             rules[r.entry.index] = rules.get(r.entry.index, 0) + 1
+        first = not self._drawn_whole and len(pad.entries) > 2 * FIRST_ROWS
+        marked = bool(dropped or rules or focus is not None or flagged or limits)
+        last, self._last_plain = self._last_plain, None
+        if not marked and not first and last is not None:
+            sealed_after, rewritable_after = _rows_after(last, pad.entries, costs)
+            self._last_plain = (pad.entries, sealed_after, rewritable_after)
+            self._show_rows(sealed_after, rewritable_after)
+            return
         sealed_rows: list[Row] = []
         rewritable_rows: list[Row] = []
         # an entry with no mark but its hazard keeps its row (the same object) while it is
         # the same entry object: a new version builds the rows of the entries it changed
         plain, self._plain_rows = self._plain_rows, {}
-        first = not self._drawn_whole and len(pad.entries) > 2 * FIRST_ROWS
         for e, cost in zip(pad.entries, costs, strict=True):
             if first and len(sealed_rows) >= FIRST_ROWS and len(rewritable_rows) >= FIRST_ROWS:
                 break
@@ -656,17 +668,30 @@ class InspectorScreen(Screen[None]):
                     limit=_chars(limits.get(e.label)),
                 )
             (sealed_rows if e.sealed else rewritable_rows).append(row)
+        if not marked and not first:
+            self._last_plain = (pad.entries, sealed_rows, rewritable_rows)
+        counts = None
+        if first:  # the first rows now, all of them once they are on screen
+            sealed_count = sum(1 for e in pad.entries if e.sealed)
+            counts = (sealed_count, len(pad.entries) - sealed_count)
+            self.set_timer(WHOLE_AFTER, self._draw_whole)  # (after the next frame, most often)
+        self._show_rows(sealed_rows, rewritable_rows, counts)
+
+    def _show_rows(
+        self,
+        sealed_rows: list[Row],
+        rewritable_rows: list[Row],
+        counts: tuple[int, int] | None = None,
+    ) -> None:
+        """The rows into the panes (``counts``: the regions' entries, when not all shown)."""
+        insp = self.inspection
         trial = insp.trial
         sealed_tokens = insp.current.sealed_tokens
         if trial is not None and trial.loss_record is not None and insp.step:
-            sealed_rows.append(Row(trial.loss_record, trial.record_tokens, pending=True))
+            sealed_rows = [*sealed_rows, Row(trial.loss_record, trial.record_tokens, pending=True)]
             sealed_tokens += trial.record_tokens  # (the pending record is counted too)
         to_change, self._to_change = self._to_change, False
-        sealed_count, rewritable_count = len(sealed_rows), len(rewritable_rows)
-        if first:  # the first rows now, all of them once they are on screen
-            sealed_count = sum(1 for e in pad.entries if e.sealed)
-            rewritable_count = len(pad.entries) - sealed_count
-            self.set_timer(WHOLE_AFTER, self._draw_whole)  # (after the next frame, most often)
+        sealed_count, rewritable_count = counts or (len(sealed_rows), len(rewritable_rows))
         self.query_one("#sealed", EntryPane).show(
             sealed_rows, f"{sealed_count} entries · {sealed_tokens} tok"
         )
@@ -1158,6 +1183,33 @@ class InspectorScreen(Screen[None]):
             found = letta.limits(pad, dict(zip((e.index for e in pad.entries), costs, strict=True)))
             self._limits = (key, found)
         return self._limits[1]
+
+
+def _rows_after(
+    last: tuple[tuple[Entry, ...], list[Row], list[Row]],
+    entries: tuple[Entry, ...],
+    costs: Sequence[int],
+) -> tuple[list[Row], list[Row]]:
+    """The rows (sealed, rewritable; none marked) of a pad's new version, from those of the
+    version drawn last: the entries it shares with it at its start and at its end are the
+    very objects (``inspection.shared``), so their rows are too; the others are made."""
+    before, sealed, rewritable = last
+    a, t = common_ends(before, entries)
+    end = len(entries) - t
+    sa = sum(map(_SEALED, entries[:a]))
+    st = sum(map(_SEALED, entries[end:]))
+    mid_sealed: list[Row] = []
+    mid_rewritable: list[Row] = []
+    for e, cost in zip(entries[a:end], costs[a:end], strict=True):
+        row = Row(e, cost, hazard=e.protected and not e.sealed)
+        (mid_sealed if e.sealed else mid_rewritable).append(row)
+    return (
+        [*sealed[:sa], *mid_sealed, *sealed[len(sealed) - st :]],
+        [*rewritable[: a - sa], *mid_rewritable, *rewritable[len(rewritable) - (t - st) :]],
+    )
+
+
+_SEALED = attrgetter("sealed")
 
 
 def _chars(block: letta.BlockLimit | None) -> tuple[int, int] | None:

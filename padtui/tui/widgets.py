@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from operator import attrgetter
+from itertools import islice
+from operator import attrgetter, is_
 from typing import Literal, cast
 
 from rich.cells import cell_len, get_character_cell_size
@@ -221,6 +222,17 @@ def row_key(row: Row) -> tuple[object, ...]:
     return _entry_look(row.entry), _row_flags(row)
 
 
+def common_ends(old: Sequence[object], new: Sequence[object]) -> tuple[int, int]:
+    """How many items the two share, as the very objects, at their start and then at their
+    end (the two runs never overlap). (Compared in C: a large pad's rows cost their changes.)"""
+    n = min(len(old), len(new))
+    same = list(map(is_, old, new))
+    a = same.index(False) if False in same else n
+    ends = list(islice(map(is_, reversed(old), reversed(new)), n - a))
+    t = ends.index(False) if False in ends else n - a
+    return a, t
+
+
 class PagedList(OptionList):
     """An ``OptionList`` whose page keys work in any size of terminal.
 
@@ -336,16 +348,10 @@ class EntryPane(PagedList):
         already measured)."""
         old = self._options
         n_old, n_new = len(old), len(options)
-        shorter = min(n_old, n_new)
-        a = 0
-        while a < shorter and old[a] is options[a]:
-            a += 1
+        a, tail = common_ends(old, options)
         if a == n_old == n_new:
             self.swapped = 0
             return None
-        tail = 0
-        while tail < shorter - a and old[n_old - 1 - tail] is options[n_new - 1 - tail]:
-            tail += 1
         b_old, b_new = n_old - tail, n_new - tail
         self.swapped = b_new - a
         if (a == 0 and tail == 0) or not self.is_mounted:  # (all of it: the plain way)

@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from textual.style import Style
 from textual.visual import RenderOptions
 
-from padtui.core.model import make_entry
+from padtui.core.model import Entry, make_entry
 from padtui.tui.widgets import Row, RowVisual, wrap_breaks
 
 words = st.sampled_from(
@@ -62,3 +62,52 @@ def test_a_row_is_as_high_as_it_is_drawn(text: str, width: int, dropped: bool) -
     assert all(strip.cell_length <= width for strip in strips)
     drawn = "".join(strip.text for strip in strips).replace(" ", "")
     assert drawn == visual.plain.replace(" ", "").replace("\n", "")
+
+
+# --- a new version's rows, made for what it changed -------------------------------------
+
+_ENTRIES = st.builds(
+    lambda kind, text, sealed: make_entry(kind, text, sealed=sealed),
+    st.sampled_from(["note", "constraint", "plan"]),
+    st.sampled_from(["a", "b", "c"]),
+    st.booleans(),
+)
+
+
+def _rows_afresh(entries: tuple[Entry, ...]) -> tuple[list[Row], list[Row]]:
+    sealed: list[Row] = []
+    rewritable: list[Row] = []
+    for e in entries:
+        row = Row(e, len(e.text), hazard=e.protected and not e.sealed)
+        (sealed if e.sealed else rewritable).append(row)
+    return sealed, rewritable
+
+
+@given(
+    st.lists(_ENTRIES, max_size=12),
+    st.lists(st.tuples(st.integers(0, 12), st.one_of(st.none(), _ENTRIES)), max_size=4),
+)
+def test_the_rows_of_a_new_version_are_its_rows_made_afresh(
+    first: list[Entry], edits: list[tuple[int, Entry | None]]
+) -> None:
+    """The inspector makes rows only for the entries a new version changed: the rows are
+    those made afresh, and an entry kept (the very object) keeps its row."""
+    from padtui.tui.inspector import _rows_after
+
+    old = tuple(first)
+    entries = list(old)
+    for at, new in edits:
+        if new is None and entries:
+            del entries[at % len(entries)]
+        elif new is not None:
+            entries.insert(at % (len(entries) + 1), new)
+    now = tuple(entries)
+    before = _rows_afresh(old)
+    sealed, rewritable = _rows_after((old, *before), now, [len(e.text) for e in now])
+    assert (sealed, rewritable) == _rows_afresh(now)
+    rows_before = {id(r.entry): r for r in (*before[0], *before[1])}
+    same = 0
+    while same < min(len(old), len(now)) and old[same] is now[same]:
+        same += 1
+    for e in now[:same]:  # (the entries kept at the start: their very rows)
+        assert any(r is rows_before[id(e)] for r in (*sealed, *rewritable))
