@@ -278,23 +278,34 @@ class EntryPane(PagedList):
         self.swapped = 0  # options the last show swapped in (the rows it built or moved)
         self._laying_out = False  # the next options are to be laid out on the next turn
 
-    def _options_for(self, rows: list[Row]) -> list[Option]:
+    def _options_for(self, rows: list[Row], before: list[Row]) -> list[Option]:
         """An option for each row: the one it had if its entry is the same object with the
         same flags, else one of an entry that looks the same (moved, or parsed again), else
-        a new one."""
-        old = self._by_entry
-        fresh: dict[int, tuple[Row, Option]] = {}
+        a new one. The rows the list shares with ``before`` (the rows shown, whose options
+        these are) at its start and end, the very objects, keep theirs without a look."""
+        a, t = common_ends(before, rows)
+        shown = self._options
+        if len(shown) != len(before):  # (never so: the options are the rows')
+            a = t = 0
+            self._by_entry = {}
+        by_entry = self._by_entry
+        old: dict[int, tuple[Row, Option]] = {}  # the options of the rows taken out
+        for r in before[a : len(before) - t]:
+            hit = by_entry.pop(id(r.entry), None)
+            if hit is not None:
+                old[id(r.entry)] = hit
+        middle = rows[a : len(rows) - t]
         options: list[Option | None] = []
         unmatched: list[int] = []
-        for i, r in enumerate(rows):
+        for i, r in enumerate(middle):
             key = id(r.entry)
-            hit = old.get(key) if key not in fresh else None  # (one use per list)
+            hit = old.get(key) if key not in by_entry else None  # (one use per list)
             if hit is not None and (
                 hit[0] is r or (hit[0].entry is r.entry and _row_flags(hit[0]) == _row_flags(r))
             ):
                 del old[key]
                 options.append(hit[1])
-                fresh[key] = (r, hit[1])
+                by_entry[key] = (r, hit[1])
             else:
                 options.append(None)
                 unmatched.append(i)
@@ -303,19 +314,18 @@ class EntryPane(PagedList):
             for row, option in old.values():
                 by_look.setdefault(row_key(row), option)
             for i in unmatched:
-                r = rows[i]
+                r = middle[i]
                 option = by_look.pop(row_key(r), None) or Option(RowVisual(r))  # type: ignore[arg-type]
                 options[i] = option
-                fresh.setdefault(id(r.entry), (r, option))
-        self._by_entry = fresh
-        return cast(list[Option], options)
+                by_entry.setdefault(id(r.entry), (r, option))
+        return [*shown[:a], *cast(list[Option], options), *shown[len(shown) - t :]]
 
     def show(self, rows: Sequence[Row], subtitle: str = "", to_change: bool = False) -> None:
         """Replace the rows, keeping the cursor on the same entry where it still exists; or
         (``to_change``: a new version) moving it to the first row that is not as it was."""
         keep = self.selected_row
-        self.rows = list(rows)
-        options = self._options_for(self.rows)
+        before, self.rows = self.rows, list(rows)
+        options = self._options_for(self.rows, before)
         first = self._swap(options)
         if subtitle != self.border_subtitle:  # (setting it redraws the pane)
             self.border_subtitle = subtitle

@@ -138,3 +138,31 @@ async def test_a_large_pad_shows_its_first_rows_then_all_of_them(
         save(pad, entries)
         await h.until(lambda: "moved" in h.row("rewritable", "n-20"), "the new version")
         assert rewritable.option_count == 12
+
+
+async def test_entries_moved_removed_and_added_keep_each_row_with_its_option(
+    tmp_path: Path,
+) -> None:
+    """However a version reorders the entries, each option shows its row's entry, and an
+    entry that only moved keeps its option (its text already wrapped and measured)."""
+    pad, entries = pad_of_notes(tmp_path, 30)
+    async with inspector(pad) as h:
+        pane = h.pane("rewritable")
+
+        def shown() -> list[str]:
+            return [o.prompt.row.entry.label for o in pane.options]  # type: ignore[attr-defined]
+
+        by_label = {r.entry.label: o for r, o in zip(pane.rows, pane.options, strict=True)}
+        rewrites = [
+            [entries[29], *entries[:29]],  # the last first
+            [e for i, e in enumerate(entries) if i != 12],  # one gone from the middle
+            [*entries[:5], *notes(32)[30:], *entries[5:]],  # two new ones
+        ]
+        for version in rewrites:
+            await new_version(h, pad, version)
+            assert shown() == [r.entry.label for r in pane.rows] == [e["id"] for e in version]
+            for r, o in zip(pane.rows, pane.options, strict=True):
+                if r.entry.label in by_label:
+                    assert o is by_label[r.entry.label]  # (moved or kept: the same option)
+            by_label = {r.entry.label: o for r, o in zip(pane.rows, pane.options, strict=True)}
+            assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
