@@ -1,32 +1,36 @@
 """The rules at risk in a live pad's versions, looked for only in the entries that changed.
 
 A new version of a pad shares its unchanged entries, as the very same objects, with the
-version before (``inspection.shared``). So the rules of each unsealed entry are kept by the
-entry object, and a new version costs a look at the entries that are new objects: the
-result is :func:`~padtui.core.compaction.unsealed_rules`'s, for what changed.
+version before (``inspection.shared``). So the rules of each entry are kept with it, and a
+new version costs a look at the entries between those it shares at its start and its end
+(``matching.common_ends``), and a search only in those that are new objects: the result is
+:func:`~padtui.core.compaction.unsealed_rules`'s, for what changed.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import chain
+from typing import cast
 
 from padtui.core.compaction import RuleAtRisk
+from padtui.core.matching import common_ends
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap, RuleMemo, find_rules
 
-# an entry's rules: (kind, text, heading) each
-Rows = tuple[tuple[str, str, str | None], ...]
+# an entry's rules at risk (none for a sealed entry)
+PerEntry = tuple[RuleAtRisk, ...]
 
 
 class AtRisk:
     """The unsealed rules of the versions of one pad, kept by entry (one finder a pad; it
-    may be asked from two threads at once: each call works on its own map and sets it)."""
+    may be asked from two threads at once: each call works from the last one's result and
+    sets its own)."""
 
     def __init__(self) -> None:
-        self._words: frozenset[str] | None = None  # the rule map they were found with
-        # each unsealed entry's rules, by the entry object's identity (the entry is held so
-        # that its identity is not reused while it is here)
-        self._by_entry: dict[int, tuple[Entry, Rows]] = {}
+        # the words of the rule map, the entries of the pad looked at last, and the rules of
+        # each of them
+        self._last: tuple[frozenset[str], tuple[Entry, ...], list[PerEntry]] | None = None
 
     def of(
         self, pad: Pad, rule_map: RuleMap | None = None, memo: RuleMemo | None = None
@@ -46,33 +50,45 @@ class AtRisk:
         self, pad: Pad, rule_map: RuleMap | None, memo: RuleMemo | None, most: int | None
     ) -> tuple[RuleAtRisk, ...] | None:
         words = self._map(pad, rule_map).words
-        old = self._by_entry if words == self._words else {}
-        get = old.get
-        by_entry: dict[int, tuple[Entry, Rows]] = {}
+        entries = pad.entries
+        last = self._last
+        before: tuple[Entry, ...] = ()
+        per_before: list[PerEntry] = []
+        a = t = 0
+        if last is not None and last[0] == words:
+            before, per_before = last[1], last[2]
+            a, t = common_ends(before, entries)  # (the very entries: their very rules)
+        end, end_before = len(entries) - t, len(before) - t
+        # the entries between those runs: moved ones keep their rules, new ones are looked at
+        kept = zip(before[a:end_before], per_before[a:end_before], strict=True)
+        moved = {id(e): (e, p) for e, p in kept}
+        middle: list[PerEntry | None] = []
         fresh: list[Entry] = []
-        for e in pad.entries:
+        for e in entries[a:end]:
+            hit = moved.get(id(e))
             if e.sealed:
-                continue
-            hit = get(id(e))
-            if hit is not None and hit[0] is e:
-                by_entry[id(e)] = hit
+                middle.append(())
+            elif hit is not None and hit[0] is e:
+                middle.append(hit[1])
             else:
+                middle.append(None)
                 fresh.append(e)
         if most is not None and len(fresh) > most:
             return None
         if fresh:
-            found: dict[int, list[tuple[str, str, str | None]]] = {e.index: [] for e in fresh}
+            made: dict[int, list[RuleAtRisk]] = {e.index: [] for e in fresh}
+            of_index = {e.index: e for e in fresh}
             for r in find_rules(replace(pad, entries=tuple(fresh)), rule_map, memo):
-                found[r.entry].append((r.kind, r.text, r.heading))
-            for e in fresh:
-                by_entry[id(e)] = (e, tuple(found[e.index]))
-        out: list[RuleAtRisk] = []
-        for e in pad.entries:
-            rows = () if e.sealed else by_entry[id(e)][1]
-            if rows:
-                out += [RuleAtRisk(e, kind, text, heading, False) for kind, text, heading in rows]
-        self._words, self._by_entry = words, by_entry
-        return tuple(out)
+                made[r.entry].append(
+                    RuleAtRisk(of_index[r.entry], r.kind, r.text, r.heading, False)
+                )
+            middle = [
+                m if m is not None else tuple(made[e.index])
+                for m, e in zip(middle, entries[a:end], strict=True)
+            ]
+        per = [*per_before[:a], *cast(list[PerEntry], middle), *per_before[end_before:]]
+        self._last = (words, entries, per)
+        return tuple(chain.from_iterable(per))
 
     @staticmethod
     def _map(pad: Pad, rule_map: RuleMap | None) -> RuleMap:

@@ -55,6 +55,7 @@ from padtui.core.inspection import (
     journaled_already,
 )
 from padtui.core.journal import Journal
+from padtui.core.matching import common_ends
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap, RuleMemo
 from padtui.core.store import Snapshot
@@ -81,7 +82,6 @@ from padtui.tui.widgets import (
     Row,
     StatusLine,
     TopBar,
-    common_ends,
     redraw,
     set_text,
 )

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from itertools import islice
-from operator import attrgetter, is_
+from operator import attrgetter
 from typing import Literal, cast
 
 from rich.cells import cell_len, get_character_cell_size
@@ -25,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from padtui.core.matching import common_ends
 from padtui.core.model import Entry
 from padtui.core.text import clean
 
@@ -220,17 +220,6 @@ def row_key(row: Row) -> tuple[object, ...]:
     """Everything a row's look depends on: the row but its entry's position (except as the
     entry's ``#N`` label), so that an entry that only moved keeps its rendered option."""
     return _entry_look(row.entry), _row_flags(row)
-
-
-def common_ends(old: Sequence[object], new: Sequence[object]) -> tuple[int, int]:
-    """How many items the two share, as the very objects, at their start and then at their
-    end (the two runs never overlap). (Compared in C: a large pad's rows cost their changes.)"""
-    n = min(len(old), len(new))
-    same = list(map(is_, old, new))
-    a = same.index(False) if False in same else n
-    ends = list(islice(map(is_, reversed(old), reversed(new)), n - a))
-    t = ends.index(False) if False in ends else n - a
-    return a, t
 
 
 class PagedList(OptionList):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from padtui.core.at_risk import AtRisk
 from padtui.core.compaction import unsealed_rules
+from padtui.core.matching import common_ends
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap
 
@@ -82,3 +83,16 @@ def test_a_new_version_is_looked_at_only_where_it_changed() -> None:
     assert rules is not None and len(rules) == 499 and rules == unsealed_rules(after)
     # the pad's own words change what makes a rule: every entry is looked at again
     assert finder.at_once(Pad.of(entries, rule_headings=("Notes",)), None, 499) is None
+
+
+@given(st.lists(st.integers(0, 5), max_size=10), st.lists(st.integers(0, 5), max_size=10))
+def test_common_ends_are_the_runs_of_the_very_objects_at_each_end(
+    old_keys: list[int], new_keys: list[int]
+) -> None:
+    pool = [object() for _ in range(6)]  # (equal keys: the very same object)
+    old, new = [pool[k] for k in old_keys], [pool[k] for k in new_keys]
+    a, t = common_ends(old, new)
+    n = min(len(old), len(new))
+    want_a = next((i for i in range(n) if old[i] is not new[i]), n)
+    want_t = next((i for i in range(n - want_a) if old[-1 - i] is not new[-1 - i]), n - want_a)
+    assert (a, t) == (want_a, want_t)
