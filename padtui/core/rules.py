@@ -18,7 +18,8 @@ modal strength, condition, numbers with their context, and names.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -983,10 +984,13 @@ RuleRows = tuple[tuple[str, str, str | None, str | None, str | None], ...]
 
 
 class RuleMemo(Protocol):
-    """Rules found before, by a key of what they depend on (see ``rule_key``)."""
+    """Rules found before, by a key of what they depend on (see ``rule_key``); and those of
+    a whole list of entries, by a key of all they depend on (see ``order_key``)."""
 
     def get(self, key: bytes) -> RuleRows | None: ...
     def put(self, key: bytes, rows: RuleRows) -> None: ...
+    def in_order(self, key: bytes) -> list[RuleRows] | None: ...
+    def keep_order(self, key: bytes, keys: list[bytes]) -> None: ...
 
 
 def find_rules(
@@ -1008,8 +1012,17 @@ def find_rules(
                 out += entry_rules(e, rule_map)
         return out
     stamp, get, put = _rules_stamp(rule_map.words), memo.get, memo.put
+    whole = order_key(entries, stamp)
+    known = memo.in_order(whole)
+    if known is not None and len(known) == len(entries):  # (the entries of an earlier run)
+        for e, kept in zip(entries, known, strict=True):
+            if kept:
+                out += [Rule(e.index, *row) for row in kept]
+        return out
+    keys = []
     for e in entries:
         key = rule_key(e, stamp)
+        keys.append(key)
         rows = get(key)
         if rows is None:
             rows = ()
@@ -1019,6 +1032,7 @@ def find_rules(
             put(key, rows)
         if rows:
             out += [Rule(e.index, *row) for row in rows]
+    memo.keep_order(whole, keys)
     return out
 
 
@@ -1032,6 +1046,29 @@ def rule_key(entry: Entry, stamp: Any) -> bytes:
     h.update(data.encode("utf-8", "surrogatepass"))
     digest: bytes = h.digest()
     return digest
+
+
+def order_key(entries: Sequence[Entry], stamp: Any) -> bytes:
+    """What the rules of a list of entries depend on, hashed at once: each one's kind, text
+    and headings, in order, with ``stamp`` (see ``rule_key``)."""
+    import hashlib
+
+    h = hashlib.sha256(stamp.digest())  # (SHA-256 hashes long input fastest here)
+    strings_digest(h, [e.kind for e in entries])
+    strings_digest(h, [e.text for e in entries])
+    contexts = [e.context for e in entries]
+    h.update(array("Q", [len(contexts), *map(len, contexts)]).tobytes())
+    strings_digest(h, [title for context in contexts for title in context])
+    digest: bytes = h.digest()[:16]
+    return digest
+
+
+def strings_digest(h: Any, strings: Sequence[str]) -> None:
+    """Feed a list of strings to the hash ``h``, so that no other list feeds the same bytes:
+    how many, their lengths, then their characters."""
+    h.update(array("Q", [len(strings), *map(len, strings)]).tobytes())
+    for at in range(0, len(strings), 256):  # (in pieces: one copy of a large pad costs more)
+        h.update("".join(strings[at : at + 256]).encode("utf-8", "surrogatepass"))
 
 
 @lru_cache(maxsize=64)

@@ -308,6 +308,10 @@ class TokenCounter:
             claims = list(map(count_claims, texts))
             return lambda: (counting(), claims)
         rows = store.lookup(texts)
+        if rows:
+            tokens, counted = map(list, zip(*rows, strict=True))
+            if None not in tokens and None not in counted:  # (a pad seen before)
+                return lambda: (cast(list[int], tokens), cast(list[int], counted))
         known = [n for n, _c in rows]
         missing = [t for t, n in zip(texts, known, strict=True) if n is None]
         counting = self._start(missing, look=False)
