@@ -828,23 +828,21 @@ def _id_word(eid: str) -> str:
 def _labels(group: Sequence[Entry]) -> list[str]:
     """The group's ids, and its ``#N`` labels with runs of neighbours as one range."""
     out: list[str] = []
-    run: list[int] = []
-
-    def close() -> None:
-        if run:
-            out.append(f"#{run[0]}" if len(run) == 1 else f"#{run[0]}\u2013#{run[-1]}")
-            run.clear()
-
+    first = last = -2  # the run of neighbours without ids (first -2: none)
     for e in group:
-        if e.id is not None:
-            close()
-            out.append(_id_word(e.id))
-        elif run and e.index == run[-1] + 1:
-            run.append(e.index)
+        eid = e.id
+        if eid is None and first != -2 and e.index == last + 1:
+            last = e.index
+            continue
+        if first != -2:
+            out.append(f"#{first}" if first == last else f"#{first}\u2013#{last}")
+            first = -2
+        if eid is None:
+            first = last = e.index
         else:
-            close()
-            run.append(e.index)
-    close()
+            out.append(f'"{eid}"' if eid.isdigit() or len(eid) < 2 else eid)  # (_id_word)
+    if first != -2:
+        out.append(f"#{first}" if first == last else f"#{first}\u2013#{last}")
     return out
 
 
@@ -927,10 +925,12 @@ class _Part(str):
 
     def __new__(cls, before: str, items: Sequence[str], after: str) -> _Part:
         part = super().__new__(cls, before + ", ".join(items) + after)
-        cut = [f"{item}," for item in items[:-1]] + list(items[-1:]) or [""]  # a, b, c
-        cut = [cut[0], *(" " + piece for piece in cut[1:])]  # "a,", " b,", " c"
-        cut[0] = before + cut[0]
-        cut[-1] += after
+        if not items:
+            part.pieces = (before + after,)
+            return part
+        cut = [f" {item}," for item in items]  # "a,", " b,", " c"
+        cut[0] = f"{before}{items[0]},"
+        cut[-1] = cut[-1][:-1] + after
         part.pieces = tuple(cut)
         return part
 
