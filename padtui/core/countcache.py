@@ -26,7 +26,7 @@ import re
 import sys
 import threading
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from padtui.core.claims import CLAIM_RULES
@@ -136,6 +136,8 @@ class CountCache:
         # keys) with whether digits were kept out of them, and the hash of the texts
         self._asked: tuple[Sequence[str], list[bytes | None] | None, bool, bytes | None] | None
         self._asked = None
+        self._keyed: dict[str, bytes] = {}  # texts hashed ahead of ``save`` (see ``prepare``)
+        self._keyed_digits = False
         self._hit: dict[bytes, tuple[int, int]] = {}
         self._new: dict[str, list[int]] = {}  # text -> [tokens, claims] learnt in this run
         self._lock = threading.RLock()
@@ -257,6 +259,23 @@ class CountCache:
                 if c is not None:
                     row[1] = c
 
+    def prepare(self, texts: Sequence[str], until: Callable[[], bool]) -> None:
+        """Hash ``texts`` as ``save`` will, a few at a time until ``until()`` says stop: what
+        a thread that waits for the encoder may do meanwhile."""
+        with self._lock:
+            digits = bool(self.digits)
+            if digits != self._keyed_digits:
+                self._keyed, self._keyed_digits = {}, digits
+            keyed = self._keyed
+        for at in range(0, len(texts), 256):
+            if until():
+                return
+            chunk = texts[at : at + 256]
+            keys = [self.key(t, digits) for t in chunk]
+            with self._lock:
+                if keyed is self._keyed:
+                    keyed.update(zip(chunk, keys, strict=True))
+
     def save(self) -> bool:
         """Write the file if this run learnt anything; never raises. False when it could
         not be written (the counts are then simply counted again next time)."""
@@ -284,9 +303,11 @@ class CountCache:
     def _encode(self) -> bytes:
         digits = bool(self.digits)
         rows: dict[bytes, tuple[int, int]] = {}
-        keyed: dict[str, bytes] = {}
+        keyed = dict(self._keyed) if self._keyed_digits == digits else {}
         for text, (n, c) in self._new.items():
-            k = keyed[text] = self.key(text, digits)
+            k = keyed.get(text)
+            if k is None:
+                k = keyed[text] = self.key(text, digits)
             before = self._hit.get(k) or self._old.get(k)
             if before is not None:  # (counts asked in this run and in an earlier one)
                 n = before[0] if n == UNKNOWN else n

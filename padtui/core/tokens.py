@@ -364,6 +364,8 @@ class TokenCounter:
         pool.shutdown(wait=False)  # its threads end with their chunks
 
         def finish() -> list[int]:
+            if self.store is not None:  # (what the file's writing needs, while they work)
+                self.store.prepare(new, lambda: all(part.done() for part in parts))
             fresh = [n for part in parts for n in part.result()]
             return self._merge(texts, counts, new, fresh)
 

@@ -105,6 +105,31 @@ def test_the_texts_of_an_earlier_run_in_any_order_get_their_fresh_counts(
             assert counter.store is not None and counter.store.save()
 
 
+@pytest.mark.parametrize("ahead", ["none", "some", "all"])
+def test_texts_hashed_ahead_of_the_save_read_back_as_fresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead: str
+) -> None:
+    """Many new texts encoded in a thread, hashed for the file meanwhile (as many as the
+    wait allows): every count read back is the fresh one."""
+    from padtui.core import bpe, tokens
+
+    monkeypatch.setattr(tokens, "_BATCH_MIN", 2)
+    monkeypatch.setattr(bpe, "SMALL", 0)  # (tiktoken's encoder, in a thread)
+    wanted = [f"Step {i}: export page {i * 7} of the ledger; naïve ٣{i} 1٣" for i in range(700)]
+    stop = {"none": lambda: True, "some": iter([False, True]).__next__, "all": lambda: False}
+    real = CountCache.prepare
+    monkeypatch.setattr(
+        CountCache, "prepare", lambda self, texts, until: real(self, texts, stop[ahead])
+    )
+    first = _cached_counter(str(tmp_path))
+    first.start_with_claims(wanted)()
+    assert first.store is not None and first.store.save()
+    again = _cached_counter(str(tmp_path))
+    tokens_, claims = again.start_with_claims(wanted[::-1])()
+    assert list(zip(tokens_, claims, strict=True)) == [_fresh(t) for t in wanted[::-1]]
+    assert not again.loaded
+
+
 def _swapped(text: str, at: int, c: str) -> str:
     at %= len(text)
     return text[:at] + c + text[at + 1 :]
