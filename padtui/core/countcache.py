@@ -195,10 +195,12 @@ class CountCache:
                 if largest:
                     self._asked = (texts, None, digits, whole)
                 return rows
-        if not new and not old:
+        if not old:  # (no file: what this run learnt is found by the text itself)
             if largest:
                 self._asked = (texts, [None] * len(texts), digits, whole)
-            return [(None, None)] * len(texts)
+            if not new:
+                return [(None, None)] * len(texts)
+            return [_known(*new[t]) if t in new else (None, None) for t in texts]
         blake, zeros = hashlib.blake2b, _ZEROS
         mixed = _MIXED_DIGITS.search
         got: list[tuple[int | None, int | None]] = []
