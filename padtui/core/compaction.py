@@ -292,9 +292,16 @@ class _FirstFit:
         self.costs = [costs[i] for i in self.indices]
         self.totals = list(accumulate(self.costs))  # totals[k]: cost of entries 0..k
         self.least_from = list(accumulate(reversed(self.costs), min))[::-1]  # min of k..
+        self.passes: dict[int, _Pass] = {}  # by room (each form's first pass has the same)
 
     def __call__(self, room: int) -> _Pass:
         """Take entries while they fit ``room``; drop the others."""
+        got = self.passes.get(room)
+        if got is None:
+            got = self.passes[room] = self._fit(room)
+        return got
+
+    def _fit(self, room: int) -> _Pass:
         indices, costs, least_from = self.indices, self.costs, self.least_from
         whole = bisect_right(self.totals, room)  # entries 0..whole-1 fit together
         kept = indices[:whole]
@@ -599,6 +606,9 @@ class _Strict:
         rewritable = ctx.pad.rewritable
         self.first_fit = _FirstFit(rewritable, ctx.costs)
         self.protected = {e.index for e in rewritable if e.protected}
+        # every entry a pass may drop has an id: a record of ranges then names each by its id,
+        # word for word the record of names, and its passes are those of the names
+        self.ranges_are_names = all(e.id is not None for e in rewritable)
         self.names: dict[int, str] = {}  # each dropped entry's part of an "each" record
         self.quotes: dict[int, str] = {}  # and its name in a "names" record
         # the tokens of each piece of a record (``record_cost``), by its text: a pass's
@@ -616,7 +626,14 @@ class _Strict:
         ``outcome().refused``, answered by the smallest records first.)"""
         if self.sealed_cost > self.ctx.budget:
             return False
-        return any(not self.settle(f).refused for f in reversed(self.ctx.forms))
+        return any(not self.settle(f).refused for f in reversed(self._forms()))
+
+    def _forms(self) -> tuple[str, ...]:
+        """The forms whose passes differ (those of ranges are those of names, see above)."""
+        forms = self.ctx.forms
+        if self.ranges_are_names and NAMES in forms:
+            return tuple(f for f in forms if f != RANGES)
+        return forms
 
     def room(self, reserve: int) -> int:
         return self.ctx.budget - self.sealed_cost - reserve
@@ -669,7 +686,7 @@ class _Strict:
         the same entries: detail is written when it costs no entry.
         """
         forms = self.ctx.forms
-        tried = [self.settle(f) for f in forms if f != COUNTS]
+        tried = [self.settle(f) for f in self._forms() if f != COUNTS]
         passed = [o for o in tried if not o.refused]
         if not passed and COUNTS in forms:
             tried.append(self.settle(COUNTS))
