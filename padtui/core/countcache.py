@@ -277,6 +277,13 @@ class CountCache:
             with self._lock:
                 if keyed is self._keyed:
                     keyed.update(zip(chunk, keys, strict=True))
+        with self._lock:
+            asked = self._asked
+        if asked is not None and asked[3] is None and not until():
+            whole = texts_digest(asked[0])
+            with self._lock:
+                if self._asked is asked:
+                    self._asked = (*asked[:3], whole)
 
     def save(self) -> bool:
         """Write the file if this run learnt anything; never raises. False when it could
