@@ -496,7 +496,8 @@ class RuleTable:
         with self._lock:
             if self.order is None or self.order[0] != key:
                 return None
-            got = [self.new.get(k) or self.old.get(k) for k in self.order[1]]
+            new, old = self.new, self.old
+            got = [new[k] if k in new else old.get(k) for k in self.order[1]]
             if None in got:
                 return None
             self._order_hit = True
