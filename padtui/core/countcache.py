@@ -322,20 +322,23 @@ class CountCache:
                 n = before[0] if n == UNKNOWN else n
                 c = before[1] if c == UNKNOWN else c
             rows[k] = (n, c)
-        for k, row in self._hit.items():
-            rows.setdefault(k, row)
         asked = self._order_keys(keyed, digits)
-        for k in asked or ():  # (the rows of the texts last asked for come next)
-            if k in self._old:
-                rows.setdefault(k, self._old[k])
-        for k, row in self._old.items():
-            if len(rows) >= LIMIT:
-                break
-            rows.setdefault(k, row)
-        if len(rows) > LIMIT:
-            rows = dict(list(rows.items())[:LIMIT])
-        tokens = array("I", (n for n, _c in rows.values()))
-        claims = array("I", (c for _n, c in rows.values()))
+        if len(rows) + len(self._old) <= LIMIT:  # (all kept: the file's, then this run's)
+            rows = {**self._old, **rows}
+        else:  # this run's first, then those it found, those it asked for, the others
+            for k, row in self._hit.items():
+                rows.setdefault(k, row)
+            for k in asked or ():
+                if k in self._old:
+                    rows.setdefault(k, self._old[k])
+            for k, row in self._old.items():
+                if len(rows) >= LIMIT:
+                    break
+                rows.setdefault(k, row)
+            if len(rows) > LIMIT:
+                rows = dict(list(rows.items())[:LIMIT])
+        counts = list(zip(*rows.values(), strict=True)) or [(), ()]
+        tokens, claims = array("I", counts[0]), array("I", counts[1])
         order = b""
         if self._asked is not None and asked is not None:
             whole = self._asked[3] or texts_digest(self._asked[0])
@@ -512,6 +515,8 @@ class RuleTable:
     def kept(self) -> dict[bytes, RuleRows]:
         """What the file keeps: this run's, then earlier ones, up to the limit."""
         with self._lock:
+            if len(self.new) + len(self.old) <= LIMIT:
+                return {**self.old, **self.new}
             out = dict(self.new)
             hit = list(self.hit.items())
             if self._order_hit and self.order is not None:
@@ -553,8 +558,8 @@ def texts_digest(texts: Sequence[str]) -> bytes:
 def _order_bytes(whole: bytes, keys: Sequence[bytes], table: dict[bytes, Any]) -> bytes:
     """An order as the file keeps it: its hash, then the row of each key in ``table`` (the
     rows as written); nothing when one is not among them."""
-    at = {k: i for i, k in enumerate(table)}
-    rows = [at.get(k) for k in keys]
+    at = dict(zip(table, range(len(table)), strict=True))
+    rows = list(map(at.get, keys))
     if not rows or None in rows:
         return b""
     return whole + array("I", cast(list[int], rows)).tobytes()
