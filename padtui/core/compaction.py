@@ -292,9 +292,16 @@ class _FirstFit:
         self.costs = [costs[i] for i in self.indices]
         self.totals = list(accumulate(self.costs))  # totals[k]: cost of entries 0..k
         self.least_from = list(accumulate(reversed(self.costs), min))[::-1]  # min of k..
+        self.passes: dict[int, _Pass] = {}  # by room (each form's first pass has the same)
 
     def __call__(self, room: int) -> _Pass:
         """Take entries while they fit ``room``; drop the others."""
+        got = self.passes.get(room)
+        if got is None:
+            got = self.passes[room] = self._fit(room)
+        return got
+
+    def _fit(self, room: int) -> _Pass:
         indices, costs, least_from = self.indices, self.costs, self.least_from
         whole = bisect_right(self.totals, room)  # entries 0..whole-1 fit together
         kept = indices[:whole]
@@ -599,6 +606,9 @@ class _Strict:
         rewritable = ctx.pad.rewritable
         self.first_fit = _FirstFit(rewritable, ctx.costs)
         self.protected = {e.index for e in rewritable if e.protected}
+        # every entry a pass may drop has an id: a record of ranges then names each by its id,
+        # word for word the record of names, and its passes are those of the names
+        self.ranges_are_names = all(e.id is not None for e in rewritable)
         self.names: dict[int, str] = {}  # each dropped entry's part of an "each" record
         self.quotes: dict[int, str] = {}  # and its name in a "names" record
         # the tokens of each piece of a record (``record_cost``), by its text: a pass's
@@ -616,7 +626,14 @@ class _Strict:
         ``outcome().refused``, answered by the smallest records first.)"""
         if self.sealed_cost > self.ctx.budget:
             return False
-        return any(not self.settle(f).refused for f in reversed(self.ctx.forms))
+        return any(not self.settle(f).refused for f in reversed(self._forms()))
+
+    def _forms(self) -> tuple[str, ...]:
+        """The forms whose passes differ (those of ranges are those of names, see above)."""
+        forms = self.ctx.forms
+        if self.ranges_are_names and NAMES in forms:
+            return tuple(f for f in forms if f != RANGES)
+        return forms
 
     def room(self, reserve: int) -> int:
         return self.ctx.budget - self.sealed_cost - reserve
@@ -669,7 +686,7 @@ class _Strict:
         the same entries: detail is written when it costs no entry.
         """
         forms = self.ctx.forms
-        tried = [self.settle(f) for f in forms if f != COUNTS]
+        tried = [self.settle(f) for f in self._forms() if f != COUNTS]
         passed = [o for o in tried if not o.refused]
         if not passed and COUNTS in forms:
             tried.append(self.settle(COUNTS))
@@ -828,23 +845,21 @@ def _id_word(eid: str) -> str:
 def _labels(group: Sequence[Entry]) -> list[str]:
     """The group's ids, and its ``#N`` labels with runs of neighbours as one range."""
     out: list[str] = []
-    run: list[int] = []
-
-    def close() -> None:
-        if run:
-            out.append(f"#{run[0]}" if len(run) == 1 else f"#{run[0]}\u2013#{run[-1]}")
-            run.clear()
-
+    first = last = -2  # the run of neighbours without ids (first -2: none)
     for e in group:
-        if e.id is not None:
-            close()
-            out.append(_id_word(e.id))
-        elif run and e.index == run[-1] + 1:
-            run.append(e.index)
+        eid = e.id
+        if eid is None and first != -2 and e.index == last + 1:
+            last = e.index
+            continue
+        if first != -2:
+            out.append(f"#{first}" if first == last else f"#{first}\u2013#{last}")
+            first = -2
+        if eid is None:
+            first = last = e.index
         else:
-            close()
-            run.append(e.index)
-    close()
+            out.append(f'"{eid}"' if eid.isdigit() or len(eid) < 2 else eid)  # (_id_word)
+    if first != -2:
+        out.append(f"#{first}" if first == last else f"#{first}\u2013#{last}")
     return out
 
 
@@ -927,10 +942,12 @@ class _Part(str):
 
     def __new__(cls, before: str, items: Sequence[str], after: str) -> _Part:
         part = super().__new__(cls, before + ", ".join(items) + after)
-        cut = [f"{item}," for item in items[:-1]] + list(items[-1:]) or [""]  # a, b, c
-        cut = [cut[0], *(" " + piece for piece in cut[1:])]  # "a,", " b,", " c"
-        cut[0] = before + cut[0]
-        cut[-1] += after
+        if not items:
+            part.pieces = (before + after,)
+            return part
+        cut = [f" {item}," for item in items]  # "a,", " b,", " c"
+        cut[0] = f"{before}{items[0]},"
+        cut[-1] = cut[-1][:-1] + after
         part.pieces = tuple(cut)
         return part
 

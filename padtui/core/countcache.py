@@ -9,6 +9,10 @@ that names anything else, or fails its checksum, or cannot be read, is passed ov
 absent. Writing is by atomic replace, and a failure to write (a full disk, a read-only
 folder) is passed over too: the cache can only make a command faster, never fail it. The
 files are safe to delete at any time.
+
+The file also keeps the order of the pad's texts, and of its entries, as last asked for,
+with a hash of each whole list: a re-run on a pad as it was hashes the list once and finds
+every row in place, instead of hashing each text to find its row.
 """
 
 from __future__ import annotations
@@ -22,20 +26,21 @@ import re
 import sys
 import threading
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from padtui.core.claims import CLAIM_RULES
-from padtui.core.rules import RuleRows
+from padtui.core.rules import RuleRows, strings_digest
 from padtui.core.tokens import DEFAULT_ENCODING, MAX_RUN, TokenCounter
 
-FORMAT = 2
+FORMAT = 3
 _MAGIC = b"padtui-counts\n"
 _KEY = 16  # bytes of a text's hash
 _SUM = 32  # bytes of the file's checksum (BLAKE2b of all that precedes it)
 LIMIT = 250_000  # texts (and entries' rules) kept in one file: about 6 MiB (and 4 MiB)
 _MAX_RULES = 16 << 20  # bytes of the rules found (as JSON): more are not kept
-_MAX_FILE = len(_MAGIC) + 4096 + LIMIT * (_KEY + 8 + _KEY) + _MAX_RULES + _SUM
+# (and the order of the texts last asked for, and of the entries whose rules were: a row each)
+_MAX_FILE = len(_MAGIC) + 4096 + LIMIT * (_KEY + 8 + _KEY + 8) + 2 * _KEY + _MAX_RULES + _SUM
 UNKNOWN = 0xFFFFFFFF  # a count not known (a text whose tokens, or claims, were not asked)
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # an ASCII digit beside a character that may be a numeral of another script: "1٣" is one
@@ -123,6 +128,16 @@ class CountCache:
             "max_run": MAX_RUN,
         }
         self._old: dict[bytes, tuple[int, int]] = {}
+        self._keys: list[bytes] = []  # the file's rows: their keys, tokens and claims
+        self._tokens, self._claims = array("I"), array("I")
+        # the texts the file's largest lookup asked for: their hash, and each one's row
+        self._order: tuple[bytes, array[int]] | None = None
+        # this run's largest lookup: its texts, each one's key (None: the file's order's
+        # keys) with whether digits were kept out of them, and the hash of the texts
+        self._asked: tuple[Sequence[str], list[bytes | None] | None, bool, bytes | None] | None
+        self._asked = None
+        self._keyed: dict[str, bytes] = {}  # texts hashed ahead of ``save`` (see ``prepare``)
+        self._keyed_digits = False
         self._hit: dict[bytes, tuple[int, int]] = {}
         self._new: dict[str, list[int]] = {}  # text -> [tokens, claims] learnt in this run
         self._lock = threading.RLock()
@@ -170,27 +185,58 @@ class CountCache:
 
     def _lookup(self, texts: Sequence[str]) -> list[tuple[int | None, int | None]]:
         new, old, hit = self._new, self._old, self._hit
-        if not new and not old:
-            return [(None, None)] * len(texts)
-        digits, blake, zeros = bool(self.digits), hashlib.blake2b, _ZEROS
+        digits = bool(self.digits)
+        largest = self._asked is None or len(texts) >= len(self._asked[0])
+        whole = None
+        if not new and self._order is not None and len(texts) == len(self._order[1]):
+            whole = texts_digest(texts)
+            rows = self._in_order(whole)
+            if rows is not None:  # (the texts an earlier run asked for: no text hashed)
+                if largest:
+                    self._asked = (texts, None, digits, whole)
+                return rows
+        if not old:  # (no file: what this run learnt is found by the text itself)
+            if largest:
+                self._asked = (texts, [None] * len(texts), digits, whole)
+            if not new:
+                return [(None, None)] * len(texts)
+            return [_known(*new[t]) if t in new else (None, None) for t in texts]
+        blake, zeros = hashlib.blake2b, _ZEROS
         mixed = _MIXED_DIGITS.search
         got: list[tuple[int | None, int | None]] = []
+        keys: list[bytes | None] = []
         for text in texts:
             learnt = new.get(text)
             if learnt is not None:
                 got.append(_known(learnt[0], learnt[1]))
+                keys.append(None)
                 continue
             data = text.encode("utf-8", "surrogatepass")
             if digits and (text.isascii() or mixed(text) is None):
                 data = data.translate(zeros)
             k = blake(data, digest_size=_KEY).digest()
+            keys.append(k)
             row = old.get(k)
             if row is None:
                 got.append((None, None))
             else:
                 hit[k] = row
                 got.append(_known(*row) if UNKNOWN in row else row)
+        if largest:
+            self._asked = (texts, keys, digits, whole)
         return got
+
+    def _in_order(self, whole: bytes) -> list[tuple[int | None, int | None]] | None:
+        """The rows of the file's order, if its texts hash to ``whole`` and each row holds
+        both counts."""
+        if self._order is None or self._order[0] != whole:
+            return None
+        at = self._order[1]
+        tokens = array("I", map(self._tokens.__getitem__, at))
+        claims = array("I", map(self._claims.__getitem__, at))
+        if UNKNOWN in tokens or UNKNOWN in claims:
+            return None
+        return list(zip(tokens, claims, strict=True))
 
     def put(
         self, texts: Iterable[str], tokens: Iterable[int | None], claims: Iterable[int | None]
@@ -214,6 +260,30 @@ class CountCache:
                     row[0] = n
                 if c is not None:
                     row[1] = c
+
+    def prepare(self, texts: Sequence[str], until: Callable[[], bool]) -> None:
+        """Hash ``texts`` as ``save`` will, a few at a time until ``until()`` says stop: what
+        a thread that waits for the encoder may do meanwhile."""
+        with self._lock:
+            digits = bool(self.digits)
+            if digits != self._keyed_digits:
+                self._keyed, self._keyed_digits = {}, digits
+            keyed = self._keyed
+        for at in range(0, len(texts), 256):
+            if until():
+                return
+            chunk = texts[at : at + 256]
+            keys = [self.key(t, digits) for t in chunk]
+            with self._lock:
+                if keyed is self._keyed:
+                    keyed.update(zip(chunk, keys, strict=True))
+        with self._lock:
+            asked = self._asked
+        if asked is not None and asked[3] is None and not until():
+            whole = texts_digest(asked[0])
+            with self._lock:
+                if self._asked is asked:
+                    self._asked = (*asked[:3], whole)
 
     def save(self) -> bool:
         """Write the file if this run learnt anything; never raises. False when it could
@@ -242,34 +312,69 @@ class CountCache:
     def _encode(self) -> bytes:
         digits = bool(self.digits)
         rows: dict[bytes, tuple[int, int]] = {}
+        keyed = dict(self._keyed) if self._keyed_digits == digits else {}
         for text, (n, c) in self._new.items():
-            k = self.key(text, digits)
+            k = keyed.get(text)
+            if k is None:
+                k = keyed[text] = self.key(text, digits)
             before = self._hit.get(k) or self._old.get(k)
             if before is not None:  # (counts asked in this run and in an earlier one)
                 n = before[0] if n == UNKNOWN else n
                 c = before[1] if c == UNKNOWN else c
             rows[k] = (n, c)
-        for k, row in self._hit.items():
-            rows.setdefault(k, row)
-        for k, row in self._old.items():
-            if len(rows) >= LIMIT:
-                break
-            rows.setdefault(k, row)
-        if len(rows) > LIMIT:
-            rows = dict(list(rows.items())[:LIMIT])
-        tokens = array("I", (n for n, _c in rows.values()))
-        claims = array("I", (c for _n, c in rows.values()))
+        asked = self._order_keys(keyed, digits)
+        if len(rows) + len(self._old) <= LIMIT:  # (all kept: the file's, then this run's)
+            rows = {**self._old, **rows}
+        else:  # this run's first, then those it found, those it asked for, the others
+            for k, row in self._hit.items():
+                rows.setdefault(k, row)
+            for k in asked or ():
+                if k in self._old:
+                    rows.setdefault(k, self._old[k])
+            for k, row in self._old.items():
+                if len(rows) >= LIMIT:
+                    break
+                rows.setdefault(k, row)
+            if len(rows) > LIMIT:
+                rows = dict(list(rows.items())[:LIMIT])
+        counts = list(zip(*rows.values(), strict=True)) or [(), ()]
+        tokens, claims = array("I", counts[0]), array("I", counts[1])
+        order = b""
+        if self._asked is not None and asked is not None:
+            whole = self._asked[3] or texts_digest(self._asked[0])
+            order = _order_bytes(whole, asked, rows)
         kept = self.rules.kept()
-        none = b"".join(k for k, found in kept.items() if not found)
+        none_keys = [k for k, found in kept.items() if not found]
         some = [[k.hex(), found] for k, found in kept.items() if found]
         found_json = json.dumps(some, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        rules_order = b""
         if len(found_json) > _MAX_RULES:  # (those entries' rules are found again next time)
             found_json = b"[]"
+        elif self.rules.order is not None:
+            table = dict.fromkeys([*none_keys, *(k for k, found in kept.items() if found)])
+            rules_order = _order_bytes(*self.rules.order, table)
         meta = dict(self._meta, digits=digits, n=len(rows), order=sys.byteorder)
-        meta.update(rules_none=len(none) // _KEY, rules_json=len(found_json))
+        meta.update(rules_none=len(none_keys), rules_json=len(found_json))
+        meta.update(asked=len(order), rules_asked=len(rules_order))
         head = _MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n"
-        body = head + b"".join(rows) + tokens.tobytes() + claims.tobytes() + none + found_json
+        body = b"".join([head, *rows, tokens.tobytes(), claims.tobytes(), *none_keys, found_json])
+        body += order + rules_order
         return body + hashlib.blake2b(body, digest_size=_SUM).digest()
+
+    def _order_keys(self, keyed: dict[str, bytes], digits: bool) -> list[bytes] | None:
+        """The key of each text of this run's largest lookup (None: there was none, or
+        it was too long to keep)."""
+        if self._asked is None or not 0 < len(self._asked[0]) <= LIMIT:
+            return None
+        texts, keys, was, _whole = self._asked
+        if keys is None and self._order is not None:  # (the file's order, found again)
+            return [self._keys[i] for i in self._order[1]]
+        if keys is None or was != digits:
+            keys = [None] * len(texts)
+        return [
+            k if k is not None else keyed.get(t) or self.key(t, digits)
+            for t, k in zip(texts, keys, strict=True)
+        ]
 
     def _read(self, path: str) -> None:
         """The counts of the file, if it is whole and made for what this run counts."""
@@ -299,23 +404,35 @@ class CountCache:
             return
         if not all(type(x) is int and x >= 0 for x in sizes):
             return
-        n, none, found_len = cast(list[int], sizes)
+        sizes += [meta.get("asked"), meta.get("rules_asked")]
+        if not all(type(x) is int and x >= 0 for x in sizes):
+            return
+        n, none, found_len, asked, rules_asked = cast(list[int], sizes)
         rows = body[end + 1 :]
-        if len(rows) != n * (_KEY + 8) + none * _KEY + found_len:
+        if len(rows) != n * (_KEY + 8) + none * _KEY + found_len + asked + rules_asked:
             return
         keys = [rows[i : i + _KEY] for i in range(0, n * _KEY, _KEY)]
         tokens, claims = array("I"), array("I")
         tokens.frombytes(rows[n * _KEY : n * (_KEY + 4)])
         claims.frombytes(rows[n * (_KEY + 4) : n * (_KEY + 8)])
         at = n * (_KEY + 8)
-        found = _rule_rows(rows[at + none * _KEY :])
+        at_order = at + none * _KEY + found_len
+        found = _rule_rows(rows[at + none * _KEY : at_order])
         if found is None:
             return
+        none_keys = [rows[i : i + _KEY] for i in range(at, at + none * _KEY, _KEY)]
+        table = none_keys + list(found)
+        try:
+            order = _read_order(rows[at_order : at_order + asked], n)
+            rules_order = _read_order(rows[at_order + asked :], len(table))
+        except ValueError:
+            return
         self._old = dict(zip(keys, zip(tokens, claims, strict=True), strict=True))
-        self.rules.old = dict.fromkeys(
-            (rows[i : i + _KEY] for i in range(at, at + none * _KEY, _KEY)), ()
-        )
+        self._keys, self._tokens, self._claims, self._order = keys, tokens, claims, order
+        self.rules.old = dict.fromkeys(none_keys, ())
         self.rules.old.update(found)
+        if rules_order is not None:
+            self.rules.order = (rules_order[0], [table[i] for i in rules_order[1]])
         self.digits = digits
 
 
@@ -358,6 +475,9 @@ class RuleTable:
         self.hit: dict[bytes, RuleRows] = {}
         self.new: dict[bytes, RuleRows] = {}
         self.puts = 0
+        # the entries last asked for at once (``find_rules``): their key, and each one's
+        self.order: tuple[bytes, list[bytes]] | None = None
+        self._order_hit = False  # (found again: its rows are kept before the others)
         self._lock = lock if lock is not None else threading.RLock()
 
     def get(self, key: bytes) -> RuleRows | None:
@@ -374,11 +494,34 @@ class RuleTable:
             self.puts += 1
             self.new[key] = rows
 
+    def in_order(self, key: bytes) -> list[RuleRows] | None:
+        """The rules of each entry of a list asked for before (``key``: its ``order_key``)."""
+        with self._lock:
+            if self.order is None or self.order[0] != key:
+                return None
+            new, old = self.new, self.old
+            got = [new[k] if k in new else old.get(k) for k in self.order[1]]
+            if None in got:
+                return None
+            self._order_hit = True
+            return cast(list[RuleRows], got)
+
+    def keep_order(self, key: bytes, keys: list[bytes]) -> None:
+        """The entries just asked for: their ``order_key`` and each one's ``rule_key``."""
+        with self._lock:
+            if len(keys) <= LIMIT:
+                self.order = (key, keys)
+
     def kept(self) -> dict[bytes, RuleRows]:
         """What the file keeps: this run's, then earlier ones, up to the limit."""
         with self._lock:
+            if len(self.new) + len(self.old) <= LIMIT:
+                return {**self.old, **self.new}
             out = dict(self.new)
-            for k, rows in (*self.hit.items(), *self.old.items()):
+            hit = list(self.hit.items())
+            if self._order_hit and self.order is not None:
+                hit += [(k, self.old[k]) for k in self.order[1] if k in self.old]
+            for k, rows in (*hit, *self.old.items()):
                 if len(out) >= LIMIT:
                     break
                 out.setdefault(k, rows)
@@ -403,6 +546,37 @@ def _rule_rows(data: bytes) -> dict[bytes, RuleRows] | None:
     except (ValueError, TypeError):
         return None
     return out
+
+
+def texts_digest(texts: Sequence[str]) -> bytes:
+    """A hash of a list of texts, in order."""
+    h = hashlib.sha256(b"texts")  # (SHA-256 hashes long input fastest here)
+    strings_digest(h, texts)
+    return h.digest()[:_KEY]
+
+
+def _order_bytes(whole: bytes, keys: Sequence[bytes], table: dict[bytes, Any]) -> bytes:
+    """An order as the file keeps it: its hash, then the row of each key in ``table`` (the
+    rows as written); nothing when one is not among them."""
+    at = dict(zip(table, range(len(table)), strict=True))
+    rows = list(map(at.get, keys))
+    if not rows or None in rows:
+        return b""
+    return whole + array("I", cast(list[int], rows)).tobytes()
+
+
+def _read_order(data: bytes, n: int) -> tuple[bytes, array[int]] | None:
+    """An order as written (see ``_order_bytes``), None for none; raises ValueError for one
+    that is not (a row beyond the ``n`` written)."""
+    if not data:
+        return None
+    if len(data) < _KEY or (len(data) - _KEY) % 4:
+        raise ValueError("not an order")
+    rows = array("I")
+    rows.frombytes(data[_KEY:])
+    if not rows or max(rows) >= n:
+        raise ValueError("not an order")
+    return data[:_KEY], rows
 
 
 def _known(n: int, c: int) -> tuple[int | None, int | None]:

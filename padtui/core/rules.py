@@ -18,7 +18,8 @@ modal strength, condition, numbers with their context, and names.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -805,46 +806,38 @@ def _any_mark_word(text: str) -> bool:
     return not _MARK_PAIRS.isdisjoint(pairwise(words))
 
 
-# An ASCII text in lower case, its letters kept and every other character a space, holds
-# its words one space apart (and one more space around it): each rule word, prefix and pair
-# of words above is then one search there, through a pattern that tries a word's letters
-# one by one (a quarter of the cost of splitting the words out); "before" or "after" is
-# then checked word by word ("before merging")
-_SPACED = str.maketrans({c: (c.lower() if c.isalpha() else " ") for c in map(chr, range(128))})
-
-
-def _one_by_one(words: Iterable[str]) -> str:
-    """A pattern matching any of ``words`` (letters and spaces), tried letter by letter."""
-    tree: dict[str, Any] = {}
-    for w in words:
-        node = tree
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def pattern(node: dict[str, Any]) -> str:
-        alts = [(ch if ch != " " else " +") + pattern(node[ch]) for ch in sorted(node) if ch]
-        if not alts:
-            return ""
-        if len(alts) == 1 and "" not in node:
-            return alts[0]
-        return "(?:" + "|".join(alts) + ")" + ("?" if "" in node else "")
-
-    return pattern(tree)
-
-
-_ASCII_MARK = _compile(
-    " (?:(?P<order>before|after) |(?:"
-    + _one_by_one([w for w in _MARK_WORDS if w.isascii()] + [" ".join(p) for p in _MARK_PAIRS])
-    + ") |"
-    + _one_by_one(p for p in _MARK_PREFIXES if p.isascii())
-    + ")"
+# An ASCII text's words, each a run of letters in lower case (as _any_mark_word reads them),
+# split out in bulk: its bytes with every letter lowered and every other byte a space
+_LOWER_LETTERS = bytes(
+    c | 0x20 if 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A else 0x20 for c in range(256)
 )
+_PAIR_FIRSTS = frozenset(a.encode() for a, _b in _MARK_PAIRS if a.isascii())
+_ASCII_PAIRS = frozenset((a.encode(), b.encode()) for a, b in _MARK_PAIRS if (a + b).isascii())
+# words met that are no rule word, open with no rule prefix and are not "before" or "after"
+# (a pair's first word may be one): most texts hold only such words, told by one set test
+_QUIET: set[bytes] = set()
+_QUIET_LIMIT = 200_000
 
 
 def _may_mark_ascii(text: str) -> bool:
-    m = _ASCII_MARK.search(" " + text.translate(_SPACED) + " ")
-    return m is not None and (m["order"] is None or _any_mark_word(text))
+    """``_any_mark_word`` of an ASCII text, in bulk where its words are all known quiet."""
+    words = text.encode("ascii").translate(_LOWER_LETTERS).split()
+    quiet = _QUIET
+    if not quiet.issuperset(words):
+        new = set(words).difference(quiet)
+        loud = {w.decode() for w in new}
+        loud = {w for w in loud if w in _MARK_WORDS or w.startswith(_MARK_PREFIXES)}
+        if loud or not _BEFORE_AFTER.isdisjoint(new):
+            return _any_mark_word(text)
+        if len(quiet) + len(new) > _QUIET_LIMIT:
+            quiet.clear()
+        quiet.update(new)
+    if _PAIR_FIRSTS.isdisjoint(words):
+        return False
+    return not _ASCII_PAIRS.isdisjoint(pairwise(words))
+
+
+_BEFORE_AFTER = frozenset({b"before", b"after"})
 
 
 @lru_cache(maxsize=65536)
@@ -991,10 +984,13 @@ RuleRows = tuple[tuple[str, str, str | None, str | None, str | None], ...]
 
 
 class RuleMemo(Protocol):
-    """Rules found before, by a key of what they depend on (see ``rule_key``)."""
+    """Rules found before, by a key of what they depend on (see ``rule_key``); and those of
+    a whole list of entries, by a key of all they depend on (see ``order_key``)."""
 
     def get(self, key: bytes) -> RuleRows | None: ...
     def put(self, key: bytes, rows: RuleRows) -> None: ...
+    def in_order(self, key: bytes) -> list[RuleRows] | None: ...
+    def keep_order(self, key: bytes, keys: list[bytes]) -> None: ...
 
 
 def find_rules(
@@ -1016,8 +1012,17 @@ def find_rules(
                 out += entry_rules(e, rule_map)
         return out
     stamp, get, put = _rules_stamp(rule_map.words), memo.get, memo.put
+    whole = order_key(entries, stamp)
+    known = memo.in_order(whole)
+    if known is not None and len(known) == len(entries):  # (the entries of an earlier run)
+        for e, kept in zip(entries, known, strict=True):
+            if kept:
+                out += [Rule(e.index, *row) for row in kept]
+        return out
+    keys = []
     for e in entries:
         key = rule_key(e, stamp)
+        keys.append(key)
         rows = get(key)
         if rows is None:
             rows = ()
@@ -1027,6 +1032,7 @@ def find_rules(
             put(key, rows)
         if rows:
             out += [Rule(e.index, *row) for row in rows]
+    memo.keep_order(whole, keys)
     return out
 
 
@@ -1040,6 +1046,29 @@ def rule_key(entry: Entry, stamp: Any) -> bytes:
     h.update(data.encode("utf-8", "surrogatepass"))
     digest: bytes = h.digest()
     return digest
+
+
+def order_key(entries: Sequence[Entry], stamp: Any) -> bytes:
+    """What the rules of a list of entries depend on, hashed at once: each one's kind, text
+    and headings, in order, with ``stamp`` (see ``rule_key``)."""
+    import hashlib
+
+    h = hashlib.sha256(stamp.digest())  # (SHA-256 hashes long input fastest here)
+    strings_digest(h, [e.kind for e in entries])
+    strings_digest(h, [e.text for e in entries])
+    contexts = [e.context for e in entries]
+    h.update(array("Q", [len(contexts), *map(len, contexts)]).tobytes())
+    strings_digest(h, [title for context in contexts for title in context])
+    digest: bytes = h.digest()[:16]
+    return digest
+
+
+def strings_digest(h: Any, strings: Sequence[str]) -> None:
+    """Feed a list of strings to the hash ``h``, so that no other list feeds the same bytes:
+    how many, their lengths, then their characters."""
+    h.update(array("Q", [len(strings), *map(len, strings)]).tobytes())
+    for at in range(0, len(strings), 256):  # (in pieces: one copy of a large pad costs more)
+        h.update("".join(strings[at : at + 256]).encode("utf-8", "surrogatepass"))
 
 
 @lru_cache(maxsize=64)

@@ -308,6 +308,10 @@ class TokenCounter:
             claims = list(map(count_claims, texts))
             return lambda: (counting(), claims)
         rows = store.lookup(texts)
+        if rows:
+            tokens, counted = map(list, zip(*rows, strict=True))
+            if None not in tokens and None not in counted:  # (a pad seen before)
+                return lambda: (cast(list[int], tokens), cast(list[int], counted))
         known = [n for n, _c in rows]
         missing = [t for t, n in zip(texts, known, strict=True) if n is None]
         counting = self._start(missing, look=False)
@@ -360,6 +364,8 @@ class TokenCounter:
         pool.shutdown(wait=False)  # its threads end with their chunks
 
         def finish() -> list[int]:
+            if self.store is not None:  # (what the file's writing needs, while they work)
+                self.store.prepare(new, lambda: all(part.done() for part in parts))
             fresh = [n for part in parts for n in part.result()]
             return self._merge(texts, counts, new, fresh)
 

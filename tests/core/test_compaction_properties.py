@@ -416,3 +416,27 @@ def test_the_passes_of_a_plan_share_the_costs_of_their_pieces(
     for record in records:
         parts = [p if isinstance(p, str) else _Part(*p) for p in record]
         assert record_cost(COUNTER, head, parts, memo) == cost(head + "; ".join(parts))
+
+
+@PROPS
+@given(case=st.one_of(cases, tight_cases()), style=st.sampled_from(["e-{}", "{}", "x"]))
+def test_a_pad_whose_entries_all_have_ids_plans_as_with_every_form_tried(
+    case: tuple[Pad, int], style: str
+) -> None:
+    """Where every entry has an id, the passes of a record of ranges are not run (its text
+    is that of names, word for word): the plan is the one that runs them too."""
+    from unittest import mock
+
+    from padtui.core import compaction
+
+    pad, budget = case
+    named = Pad.of(
+        make_entry(
+            e.kind, e.text, sealed=e.sealed, id=style.format(i) if "{}" in style else i * "x"
+        )
+        for i, e in enumerate(pad.entries, 1)
+    )
+    got = plan(named, budget, "strict", COUNTER, now=NOW, fmt="json")
+    with mock.patch.object(compaction._Strict, "_forms", lambda self: self.ctx.forms):
+        every = plan(named, budget, "strict", COUNTER, now=NOW, fmt="json")
+    assert got.as_json() == every.as_json()

@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,56 @@ def test_cached_counts_and_claims_equal_fresh_ones(
         tokens, claims = counter.start_with_claims(wanted)()
         assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in wanted]
         assert [counter.count(t) for t in wanted] == tokens
+
+
+@PROPS
+@given(
+    seen=st.lists(texts, min_size=1, max_size=6),
+    moved=st.permutations(range(6)),
+    at=st.integers(0),
+    c=st.sampled_from("0a e.Z٣½ \n"),
+)
+def test_the_texts_of_an_earlier_run_in_any_order_get_their_fresh_counts(
+    seen: list[str], moved: list[int], at: int, c: str
+) -> None:
+    """A pad asked for again as it was (its counts found at once), with its entries moved,
+    or with one text changed in one character: each text gets its fresh counts, run after
+    run."""
+    with tempfile.TemporaryDirectory() as folder:
+        _warm(folder, seen)
+        order = [seen[i] for i in moved if i < len(seen)]
+        one = [*seen]
+        one[at % len(one)] = _swapped(one[at % len(one)] or "x", at, c)
+        for wanted in (seen, order, seen, one, one, seen):
+            counter = _cached_counter(folder)
+            tokens, claims = counter.start_with_claims(wanted)()
+            assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in wanted]
+            assert counter.store is not None and counter.store.save()
+
+
+@pytest.mark.parametrize("ahead", ["none", "some", "all"])
+def test_texts_hashed_ahead_of_the_save_read_back_as_fresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead: str
+) -> None:
+    """Many new texts encoded in a thread, hashed for the file meanwhile (as many as the
+    wait allows): every count read back is the fresh one."""
+    from padtui.core import bpe, tokens
+
+    monkeypatch.setattr(tokens, "_BATCH_MIN", 2)
+    monkeypatch.setattr(bpe, "SMALL", 0)  # (tiktoken's encoder, in a thread)
+    wanted = [f"Step {i}: export page {i * 7} of the ledger; naïve ٣{i} 1٣" for i in range(700)]
+    stop = {"none": lambda: True, "some": iter([False, True]).__next__, "all": lambda: False}
+    real = CountCache.prepare
+    monkeypatch.setattr(
+        CountCache, "prepare", lambda self, texts, until: real(self, texts, stop[ahead])
+    )
+    first = _cached_counter(str(tmp_path))
+    first.start_with_claims(wanted)()
+    assert first.store is not None and first.store.save()
+    again = _cached_counter(str(tmp_path))
+    tokens_, claims = again.start_with_claims(wanted[::-1])()
+    assert list(zip(tokens_, claims, strict=True)) == [_fresh(t) for t in wanted[::-1]]
+    assert not again.loaded
 
 
 def _swapped(text: str, at: int, c: str) -> str:
@@ -305,6 +356,26 @@ def test_rules_at_risk_read_back_equal_those_found(tmp_path: Path, name: str) ->
             assert bool(counter.store.rules.new) == (run == "found, then kept")
             assert counter.store.save()
             assert got == fresh
+
+
+def test_rules_read_back_follow_each_entry_s_kind_and_headings(tmp_path: Path) -> None:
+    """The same texts in the same order, one entry of another kind or under another
+    heading: its rules are found anew (a rule by place, or none), as afresh."""
+    texts = ["Use the staging replica.", "Export page 4 of the ledger.", "Ask Hana first."]
+
+    def pad(kind: str, heading: str) -> Pad:
+        entries = [make_entry("note", t) for t in texts]
+        entries[0] = make_entry(kind, texts[0])
+        entries[2] = replace(entries[2], context=(heading,))
+        return Pad.of(entries, budget_tokens=10)
+
+    for kind, heading in [("note", "Notes"), ("constraint", "Notes"), ("note", "Rules")] * 2:
+        counter = _cached_counter(str(tmp_path))
+        got = plan(pad(kind, heading), None, "strict", counter, find_rules_now=True)
+        fresh = plan(pad(kind, heading), None, "strict", FRESH).rules_at_risk
+        assert got.rules_at_risk == fresh
+        assert counter.store is not None and counter.store.save()
+    assert {r.entry.kind for r in fresh} == {"note"} and len(fresh) == 1
 
 
 def test_the_pad_a_compaction_writes_is_checked_without_the_encoder(tmp_path: Path) -> None:
