@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -178,20 +178,29 @@ def damage(draw: st.DrawFn, built: Built) -> tuple[bytes, set[int], int | None]:
     return b"\n".join(lines) + b"\n", bad, None
 
 
+@pytest.fixture(scope="module")
+def journal_of_14(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    """One journal of 14 versions, built once: each example damages a copy of its bytes."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(journal_module, "CHECKPOINT", 5)  # several chains of deltas
+        return build(tmp_path_factory.mktemp("journal"))
+
+
 @settings(
     max_examples=150,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
-def test_a_damaged_journal_gives_back_every_intact_version(tmp_path, data, monkeypatch):
-    monkeypatch.setattr(journal_module, "CHECKPOINT", 5)  # several chains of deltas
-    built = build(tmp_path)
+def test_a_damaged_journal_gives_back_every_intact_version(journal_of_14, data, monkeypatch):
+    monkeypatch.setattr(journal_module, "CHECKPOINT", 5)  # as the journal was built
+    built = replace(journal_of_14, path=journal_of_14.path.with_name(f"d{os.urandom(4).hex()}"))
     damaged, bad, _torn = data.draw(damage(built))
     built.path.write_bytes(damaged)
     intact = {n for n, need in built.needs.items() if not need & bad}
+    pad = str(built.path.with_name("pad.json"))
 
-    reader = Journal(str(built.path), str(tmp_path / "pad.json"))
+    reader = Journal(str(built.path), pad)
     numbers = {v.n for v in reader.versions()}
     assert intact <= numbers
     for n in intact:
@@ -208,11 +217,12 @@ def test_a_damaged_journal_gives_back_every_intact_version(tmp_path, data, monke
     # appends go on, and what they journal comes back
     new = b'{"budget_tokens": 500, "entries": [{"kind": "note", "text": "after the damage"}]}'
     n = reader.append(new, "json", "seen")
-    again = Journal(str(built.path), str(tmp_path / "pad.json"))
+    again = Journal(str(built.path), pad)
     assert again.data(n) == new
     for k in intact:
         assert again.data(k) == built.data[k]
     assert n not in built.data or n not in intact  # no intact version's number is taken
+    built.path.unlink()
 
 
 def test_a_damaged_middle_line_costs_its_version_and_those_built_on_it(tmp_path, monkeypatch):

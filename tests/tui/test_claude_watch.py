@@ -192,7 +192,9 @@ async def test_a_new_session_of_the_project_is_announced_not_switched_to(
         said = next(n for n in w.notes if n.title == "new session")
         assert "7c0ffee0-new-session" in said.message
         assert w.app.session.path == str(session.transcript)
-        assert "not the newest" in w.narration()
+        # (the notice goes out as the change is seen; the narration follows once the watch
+        # has read this session's transcript again, in a thread)
+        await w.until(lambda: "not the newest" in w.narration(), "the narration to say so")
         session.user("one more thing")  # (its own transcript: still followed)
         session.compact(DROPPED)
         await w.until(lambda: w.app.inspection.alarms, "the alarm of this session")
