@@ -293,12 +293,11 @@ def settling(
     since = time.monotonic()  # when ``seen`` was last found changed
     # the first bytes seen are parsed while the rule waits (a file that settles is most
     # often as first seen): the parse is then no part of the wait; never taken unsettled
-    look_ahead = ahead
     parsed: tuple[bytes, PadFile | PadError] | None = None
     if seen is not None and seen.data is not None:
         parsed = (seen.data, _parse_ahead(path, seen.data, fmt, previous))
-        if look_ahead is not None and not isinstance(parsed[1], PadError):
-            look_ahead(parsed[1])
+        if ahead is not None and not isinstance(parsed[1], PadError):
+            ahead(parsed[1])
         yield max(step - (time.monotonic() - since), 0.0)  # (the next look on time)
     else:
         yield step
