@@ -256,8 +256,7 @@ def journal_seen(snapshot: Snapshot, journal: JournalArg) -> Journaled:
     if j is None:
         return Journaled(None, None, None)
     n = j.append(snapshot.data, snapshot.format, "seen", snapshot.file)
-    origin = journal_origin(j.version(n).origin)
-    return Journaled(n, origin if origin in OWN else None, j)
+    return _journaled(j, j.version(n))
 
 
 def journaled_already(snapshot: Snapshot, key: str, journal: JournalArg) -> Journaled:
@@ -268,10 +267,14 @@ def journaled_already(snapshot: Snapshot, key: str, journal: JournalArg) -> Jour
     Raises ``OSError`` or ``PadError`` when the journal cannot be read."""
     j = journal_of(snapshot.path, journal)
     newest = j.latest() if j is not None else None
-    if newest is None or newest.sha256 != key:
+    if j is None or newest is None or newest.sha256 != key:
         return Journaled(None, None, None)
-    origin = journal_origin(newest.origin)
-    return Journaled(newest.n, origin if origin in OWN else None, j)
+    return _journaled(j, newest)
+
+
+def _journaled(j: Journal, v: JournalVersion) -> Journaled:
+    origin = journal_origin(v.origin)
+    return Journaled(v.n, origin if origin in OWN else None, j)
 
 
 @dataclass
@@ -343,7 +346,6 @@ class Inspection:
         on it (a watch's worker thread, idle otherwise): :meth:`examine` of a reading of
         these very bytes, parsed so, is then made already. (Nothing else is changed here;
         a failure is passed over, and met again by :meth:`examine` if they settle.)"""
-        self._ahead = None
         try:
             snapshot = snapshot_of(pad_file)
             self._ahead = self.examine(snapshot)

@@ -296,8 +296,8 @@ def settling(
     parsed: tuple[bytes, PadFile | PadError] | None = None
     if seen is not None and seen.data is not None:
         parsed = (seen.data, _parse_ahead(path, seen.data, fmt, previous))
-        if ahead is not None and not isinstance(parsed[1], PadError):
-            ahead(parsed[1])
+        if ahead is not None and not isinstance(parsed[1], PadError) and parsed[1] is not previous:
+            ahead(parsed[1])  # (the version given, read again, is no new work)
         yield max(step - (time.monotonic() - since), 0.0)  # (the next look on time)
     else:
         yield step

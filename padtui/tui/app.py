@@ -70,6 +70,8 @@ class PadtuiApp(App[int]):
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
 
+    _switch_interval: float | None = None  # the process's own, while the app runs
+
     @on(events.Mount)
     def _turns_quick(self) -> None:
         self._switch_interval = sys.getswitchinterval()
@@ -77,7 +79,8 @@ class PadtuiApp(App[int]):
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # (see inspector.settle_memory)
-        sys.setswitchinterval(getattr(self, "_switch_interval", sys.getswitchinterval()))
+        if self._switch_interval is not None:
+            sys.setswitchinterval(self._switch_interval)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -402,7 +402,7 @@ class EntryPane(PagedList):
             cache.lines.extend([(index, k) for k in range(height)])
         if end < len(options) and not self._laying_out:
             self._laying_out = True
-            self.call_after_refresh(self._lay_out_more)  # (the frame so far is drawn first)
+            self.call_after_refresh(self._lay_out_more)  # (after the frame so far, most often)
         divider = end == len(options) and options and options[-1]._divider
         size = Size(self._layout_width(), len(cache.lines) - (1 if divider else 0))
         if size != self.virtual_size:
@@ -483,8 +483,7 @@ def gauge_text(sealed: int, rewritable: int, budget: int, width: int) -> Text:
 
 def redraw(widget: Widget) -> None:
     """Draw a widget whose content changed, laying the screen out again only when its
-    content's height changed: a layout repaints every widget on the screen, and a pad's new
-    version should cost a repaint of what it changed."""
+    content's height changed (a layout measures and places every widget again)."""
     width, height = widget.content_size
     if width and widget.get_content_height(widget.container_size, widget.app.size, width) == (
         height
