@@ -852,15 +852,19 @@ def _labels(group: Sequence[Entry]) -> list[str]:
             last = e.index
             continue
         if first != -2:
-            out.append(f"#{first}" if first == last else f"#{first}\u2013#{last}")
+            out.append(_run_label(first, last))
             first = -2
         if eid is None:
             first = last = e.index
         else:
-            out.append(f'"{eid}"' if eid.isdigit() or len(eid) < 2 else eid)  # (_id_word)
+            out.append(_id_word(eid))
     if first != -2:
-        out.append(f"#{first}" if first == last else f"#{first}\u2013#{last}")
+        out.append(_run_label(first, last))
     return out
+
+
+def _run_label(first: int, last: int) -> str:
+    return f"#{first}" if first == last else f"#{first}\u2013#{last}"
 
 
 _WHOLE = 12  # a text this short is quoted whole
@@ -945,7 +949,7 @@ class _Part(str):
         if not items:
             part.pieces = (before + after,)
             return part
-        cut = [f" {item}," for item in items]  # "a,", " b,", " c"
+        cut = [f" {item}," for item in items]  # then: "<before>a,", " b,", " c<after>"
         cut[0] = f"{before}{items[0]},"
         cut[-1] = cut[-1][:-1] + after
         part.pieces = tuple(cut)

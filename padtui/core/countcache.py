@@ -246,8 +246,8 @@ class CountCache:
         not write it)."""
         rows = list(zip(texts, tokens, claims, strict=True))  # (read before the lock is held)
         with self._lock:
-            self._puts += 1
             new, old, hit = self._new, self._old, self._hit
+            learnt = False
             for text, n, c in rows:
                 if old and text not in new:
                     k = self.key(text, bool(self.digits))
@@ -255,11 +255,14 @@ class CountCache:
                     if had is not None and n in (None, had[0]) and c in (None, had[1]):
                         hit[k] = had
                         continue
+                learnt = True
                 row = new.setdefault(text, [UNKNOWN, UNKNOWN])
                 if n is not None:
                     row[0] = n
                 if c is not None:
                     row[1] = c
+            if learnt:  # (a put that learns nothing leaves the file as it was)
+                self._puts += 1
 
     def prepare(self, texts: Sequence[str], until: Callable[[], bool]) -> None:
         """Hash ``texts`` as ``save`` will, a few at a time until ``until()`` says stop: what
@@ -477,6 +480,7 @@ class RuleTable:
         self.puts = 0
         # the entries last asked for at once (``find_rules``): their key, and each one's
         self.order: tuple[bytes, list[bytes]] | None = None
+        self._order_here = 0  # the entries of the longest list asked for in this run
         self._order_hit = False  # (found again: its rows are kept before the others)
         self._lock = lock if lock is not None else threading.RLock()
 
@@ -507,10 +511,12 @@ class RuleTable:
             return cast(list[RuleRows], got)
 
     def keep_order(self, key: bytes, keys: list[bytes]) -> None:
-        """The entries just asked for: their ``order_key`` and each one's ``rule_key``."""
+        """The entries just asked for: their ``order_key`` and each one's ``rule_key``. The
+        longest list asked for in this run is kept (a live view asking again for a few
+        changed entries leaves the whole pad's order to the next run)."""
         with self._lock:
-            if len(keys) <= LIMIT:
-                self.order = (key, keys)
+            if self._order_here <= len(keys) <= LIMIT:
+                self.order, self._order_here = (key, keys), len(keys)
 
     def kept(self) -> dict[bytes, RuleRows]:
         """What the file keeps: this run's, then earlier ones, up to the limit."""

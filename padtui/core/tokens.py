@@ -233,7 +233,11 @@ class TokenCounter:
         """What encodes ``texts``: the encoder in Python while tiktoken's is not loaded and
         the run has met at most ``bpe.SMALL`` bytes of new text, else tiktoken's."""
         if self._loaded is None and self._small_left:
-            size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
+            # (a text has at least as many bytes as characters: a long one is not encoded
+            # only to be found too long)
+            size = sum(map(len, texts))
+            if size <= self._small_left:
+                size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
             small = bpe.small_encoder(self.encoding) if size <= self._small_left else None
             if small is not None:
                 self._small_left -= size
@@ -340,7 +344,7 @@ class TokenCounter:
             if None not in counts:
                 return lambda: cast(list[int], counts)
         new = list(dict.fromkeys(t for t, n in zip(texts, counts, strict=True) if n is None))
-        enc = self._encoder_for(new) if self._loaded is None else self._loaded
+        enc = self._encoder_for(new)
         long = [t for t in new if len(t) > MAX_RUN and _LONG_RUN.search(t) is not None]
         if long:  # counted here, cut (see cut_long_runs); the rest as below
             found = dict(zip(long, self._encode_chunk(long, enc), strict=True))

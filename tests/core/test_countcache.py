@@ -454,3 +454,22 @@ def test_threads_share_one_cache_and_lose_no_count(tmp_path: Path) -> None:
     texts = [f"thread {w} text {i}" for w in range(3) for i in range(3000)]
     assert again.lookup(texts) == [(i, w) for w in range(3) for i in range(3000)]
     assert len(again.rules.old) == len(texts)
+
+
+def test_a_few_entries_asked_for_again_leave_the_whole_pads_order_to_the_next_run(
+    tmp_path: Path,
+) -> None:
+    """The inspector asks for the rules of a version's changed entries alone: the order the
+    file keeps is still the whole pad's, so the next run finds the pad by one hash."""
+    from padtui.core.rules import find_rules
+
+    pad = Pad.of(make_entry("note", f"Never touch table {i}.") for i in range(40))
+    path = str(tmp_path / "counts")
+    cache = CountCache(path, DEFAULT_ENCODING)
+    whole = find_rules(pad, memo=cache.rules)
+    find_rules(replace(pad, entries=pad.entries[3:5]), memo=cache.rules)  # (a few again)
+    assert cache.save()
+    again = CountCache(path, DEFAULT_ENCODING)
+    assert again.rules.order is not None and len(again.rules.order[1]) == len(pad.entries)
+    assert find_rules(pad, memo=again.rules) == whole
+    assert again.rules._order_hit  # (found by the whole pad's one hash)
