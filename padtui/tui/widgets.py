@@ -406,8 +406,11 @@ class EntryPane(PagedList):
         divider = end == len(options) and options and options[-1]._divider
         size = Size(self._layout_width(), len(cache.lines) - (1 if divider else 0))
         if size != self.virtual_size:
-            self.virtual_size = size
+            # (the reactive would lay the whole screen out again: the pane's size is the
+            # same, only what scrolls in it is not; a scroll bar shown or hidden still is)
+            self.set_reactive(PagedList.virtual_size, size)
             self._scroll_update(size)
+            self.refresh()
 
     def _lay_out_more(self) -> None:
         self._laying_out = False

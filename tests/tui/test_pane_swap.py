@@ -166,3 +166,25 @@ async def test_entries_moved_removed_and_added_keep_each_row_with_its_option(
                     assert o is by_label[r.entry.label]  # (moved or kept: the same option)
             by_label = {r.entry.label: o for r, o in zip(pane.rows, pane.options, strict=True)}
             assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+
+
+async def test_a_pane_that_grows_past_its_height_scrolls_to_its_last_row(tmp_path: Path) -> None:
+    # (a new height of what the pane scrolls repaints the pane, not the whole screen; a
+    # scroll bar that comes or goes still lays the pane out again)
+    pad, entries = pad_of_notes(tmp_path, 3)
+    async with inspector(pad) as h:
+        pane = h.pane("rewritable")
+        assert not pane.show_vertical_scrollbar
+        entries += notes(80)[3:]
+        await new_version(h, pad, entries)
+        await h.until(lambda: pane.laid_out == 80, "the rows laid out")
+        assert pane.show_vertical_scrollbar
+        assert pane.max_scroll_y == pane.virtual_size.height - pane.scrollable_content_region.height
+        pane.scroll_end(animate=False, immediate=True)
+        await h.pilot.pause()
+        assert "note 79:" in h.screen_text()
+        del entries[3:]
+        await new_version(h, pad, entries)
+        await h.until(lambda: not pane.show_vertical_scrollbar, "the scroll bar gone")
+        await h.pilot.pause()
+        assert pane.scroll_y == 0 and "note 0:" in h.screen_text()
