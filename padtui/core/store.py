@@ -270,8 +270,9 @@ def settling(
     before the next look, and returns the pad once it has settled. (So a caller can pause
     without holding a thread: an event loop looks in a thread and pauses in the loop.)
 
-    The settle rule: the file is looked at every ``quiet / looks`` seconds, and taken
-    once every look over ``quiet`` seconds found the same real file with the same size,
+    The settle rule: the file is looked at every ``quiet / looks`` seconds (the last look
+    when ``quiet`` has passed since it was last found changed, not a whole step later), and
+    taken once every look over ``quiet`` seconds found the same real file with the same size,
     mtime_ns, inode, device and bytes, and a re-stat after parsing still finds it so. An
     agent's save in progress (``O_TRUNC`` then writes, an ``r+`` rewrite, a delete then a new
     file) changes the file between two looks, so a torn file is never parsed into a version,
@@ -320,9 +321,12 @@ def settling(
             if fsio.still(now.st, now.target):
                 return Snapshot(path, now.target, pad_file, Stamp.of(now.st, now.data))
             seen, since = fsio.look(path), time.monotonic()
-        if time.monotonic() >= deadline:
+        left = time.monotonic()
+        if left >= deadline:
             raise PadError(path, f"{STILL_WRITING} (it kept changing for {limit:g} s)")
-        yield step
+        # (the look that ends the quiet interval is made when it ends, not at the next step:
+        # a change anywhere in it changes what that look finds)
+        yield min(step, max(since + quiet - left, 0.0))
 
 
 def _parse_ahead(path: str, data: bytes, fmt: str, previous: PadFile | None) -> PadFile | PadError:

@@ -66,9 +66,31 @@ def test_a_jsonl_prefix_that_parses_is_not_taken_while_the_save_goes_on(
     snap = store.read(str(pad), quiet=QUIET)
     assert snap.data == whole
     assert [e.id for e in snap.pad.entries] == ["n0", "n1", "n2", "c1"]
-    # (a look each interval: the first pause is what the parse of the first look left of it)
-    assert len(pauses) > 2 and set(pauses[1:]) == {QUIET / store.SETTLE_LOOKS}
-    assert 0 <= pauses[0] <= QUIET / store.SETTLE_LOOKS
+    # (a look each interval: the first pause is what the parse of the first look left of
+    # it, the last what the quiet interval had left)
+    step = QUIET / store.SETTLE_LOOKS
+    assert len(pauses) > 2 and set(pauses[1:-1]) == {step}
+    assert 0 <= pauses[0] <= step and 0 <= pauses[-1] <= step
+
+
+def test_a_file_left_alone_is_taken_when_the_quiet_interval_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pad = tmp_path / "pad.jsonl"
+    pad.write_bytes(lines("first"))
+    micros, pauses = [0], []  # (a clock in whole microseconds: no rounding drift)
+    overrun = [12_000]  # the first pause overruns, as a large pad's first parse does
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        micros[0] += round(seconds * 1e6) + (overrun.pop() if overrun else 0)
+
+    monkeypatch.setattr(store.time, "monotonic", lambda: micros[0] / 1e6)
+    monkeypatch.setattr(store.time, "sleep", pause)
+    assert store.read(str(pad), quiet=QUIET).pad.entries[0].text == "first"
+    # the last look is made when the interval ends, not a whole step after it
+    step = QUIET / store.SETTLE_LOOKS
+    assert pauses == [pytest.approx(step), pytest.approx(QUIET - step - 0.012)]
 
 
 def test_a_same_size_rewrite_with_the_same_mtime_is_told_by_its_bytes(
