@@ -19,6 +19,8 @@ file is read.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import os
 from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
@@ -163,6 +165,16 @@ def watch_fault(exc: BaseException) -> bool:
 
     faults = exc.exceptions if isinstance(exc, BaseExceptionGroup) else (exc,)
     return all(isinstance(e, WatchfilesRustInternalError) for e in faults)
+
+
+def load_watch() -> None:
+    """Import what a folder watch needs (about 30 ms: the watch library and its event
+    loop's backend, which it imports on its first use), so that a thread can do it before
+    the watch starts on the screen's thread."""
+    import watchfiles  # noqa: F401
+
+    with contextlib.suppress(ImportError):  # (the backend is anyio's to name)
+        importlib.import_module("anyio._backends._asyncio")
 
 
 async def watch_pad(

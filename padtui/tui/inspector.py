@@ -51,6 +51,7 @@ from padtui.core.inspection import (
     Journaled,
     Observed,
     SeenVersion,
+    digest,
     journal_seen,
     journaled_already,
 )
@@ -60,7 +61,7 @@ from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap, RuleMemo
 from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
-from padtui.core.watcher import Reading, read_settled, watch_pad
+from padtui.core.watcher import Reading, load_watch, read_settled, watch_pad
 from padtui.tui.concept import ConceptScreen
 from padtui.tui.keys import help_and_quit, key
 from padtui.tui.screens import (
@@ -318,6 +319,7 @@ class InspectorScreen(Screen[None]):
         # worker finds them for
         self._at_risk: tuple[str, tuple[RuleAtRisk, ...]] | None = None
         self._at_risk_sought: str | None = None
+        self._at_risk_ahead: Pad | None = None  # the first version's, sought as it is read
         self._rules = AtRisk()  # (looks again only at the entries a new version changed)
         self._limits: tuple[str, list[letta.BlockLimit]] | None = None  # (by version digest)
         self._to_change = False  # a new version came: the rewritable pane moves to its change
@@ -356,16 +358,24 @@ class InspectorScreen(Screen[None]):
         """(a worker: the screen goes on drawing and answering keys while a large pad is
         read, and draws it as soon as it is taken in)"""
         insp = self.inspection
+        # (the watch's imports made meanwhile, not on this thread as it starts)
+        loading = asyncio.ensure_future(asyncio.to_thread(load_watch)) if self.watching else None
         try:
             problem = await asyncio.to_thread(open_journal, insp, self.journal, RECENT_VERSIONS)
             if problem is not None:
                 self.notify(f"journal not read: {problem}", severity="warning")
             reading = await read_settled(insp.path, fmt=self.pad_format)
+            if reading.snapshot is not None:
+                self._at_risk_ahead = reading.snapshot.file.pad
+                self._rules_ahead(reading.snapshot.file)
             # on screen first; the journal's append (an fsync, a large pad's blobs) follows
             prepared = await asyncio.to_thread(prepare, insp, reading, False)
         except Exception as exc:  # (see failure)
             prepared = Prepared(reading=Reading("unreadable", detail=failure(insp.path, exc)))
         self.take_prepared(prepared)
+        if loading is not None:
+            with contextlib.suppress(Exception):  # (else the watch imports them itself)
+                await loading
         if prepared.examined is not None and self.journal is not False:
             self._journal_first(prepared.examined)  # (a worker: the screen draws meanwhile)
         else:
@@ -814,6 +824,8 @@ class InspectorScreen(Screen[None]):
         if found is not None:
             self._at_risk = (v.digest, found)
             return found
+        if self._at_risk_ahead is v.pad:  # (sought as the first version was examined)
+            self._at_risk_sought = v.digest
         if self._at_risk_sought != v.digest:
             self._at_risk_sought = v.digest
             store = insp.counter.store
@@ -832,6 +844,22 @@ class InspectorScreen(Screen[None]):
             self._failed_in_thread(exc, "rules at risk not found")
             return
         self.app.call_from_thread(self._at_risk_ready, digest, rules)
+
+    @work(exclusive=True, group="at-risk", thread=True, description="rules at risk")
+    def _rules_ahead(self, pad_file: PadFile) -> None:
+        """The rules at risk of the first version, sought while it is examined: a cold
+        count of a large pad leaves this thread's time free (the encoder lets go of the
+        interpreter), and the screen's first draw of it then has them, instead of sharing
+        the interpreter with their search."""
+        insp = self.inspection
+        store = insp.counter.store
+        memo = store.rules if store is not None else None
+        try:
+            rules = self._rules.of(pad_file.pad, insp.rule_map, memo)
+        except Exception as exc:  # (see failure)
+            self._failed_in_thread(exc, "rules at risk not found")
+            return
+        self.app.call_from_thread(self._at_risk_ready, digest(pad_file.data), rules)
 
     def _at_risk_ready(self, digest: str, rules: tuple[RuleAtRisk, ...]) -> None:
         self._at_risk = (digest, rules)

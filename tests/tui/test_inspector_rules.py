@@ -108,6 +108,31 @@ async def test_a_large_pad_finds_its_rules_in_a_thread(
         assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
 
 
+async def test_the_first_versions_rules_are_sought_as_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (while its tokens are counted, not on the screen's first draw of it); a version
+    # after it is sought for as ever
+    monkeypatch.setattr(inspector_module, "RULES_AT_ONCE", 0)  # every pad is "large"
+    sought: list[int] = []
+    search = inspector_module.InspectorScreen.find_unsealed_rules
+
+    def counted(self: inspector_module.InspectorScreen, *args: object) -> object:
+        sought.append(self.inspection.current.number)
+        return search(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(inspector_module.InspectorScreen, "find_unsealed_rules", counted)
+    pad = memory(tmp_path)
+    async with inspector(pad) as h:
+        await h.until(lambda: "2 unsealed rules" in standing(h), "the first version's rules")
+        assert sought == []
+        doc = json.loads(pad.read_text(encoding="utf-8"))
+        doc["entries"][3]["text"] = "Never skip the totals check."
+        pad.write_text(json.dumps(doc), encoding="utf-8")
+        await h.until(lambda: "3 unsealed rules" in standing(h), "the second version's rules")
+        assert sought == [2]
+
+
 async def test_the_status_says_when_the_pass_drops_far_more_than_the_overrun(
     tmp_path: Path,
 ) -> None:
