@@ -351,7 +351,9 @@ class InspectorScreen(Screen[None]):
             self.ready.set()
             return
         self._say_reading()
-        self.call_after_refresh(self._first_reading)  # once that is on screen
+        # (read at once, not after that first frame: the read's first 20 ms or more is the
+        # settle rule's wait, and the frame is drawn meanwhile)
+        self._first_reading()
 
     @work(group="first-reading", description="read the pad")
     async def _first_reading(self) -> None:
