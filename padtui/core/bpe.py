@@ -120,6 +120,16 @@ class BytePairEncoder:
         self._ranks = ranks
         self._pieces: dict[str, tuple[int, ...]] = {}
 
+    def exact_for(self, texts: list[str]) -> bool:
+        """Does this encoder cut ``texts`` into the pieces tiktoken's does? Not when one
+        holds a character Python's own Unicode database has no category for: the pattern's
+        letters and numerals are as the ``regex`` package's database says, which may be
+        newer than tiktoken's (a character assigned since as a letter is a letter here, and
+        perhaps not there); such text is left to tiktoken's encoder."""
+        from unicodedata import category
+
+        return all(t.isascii() or "Cn" not in set(map(category, set(t))) for t in texts)
+
     def rank(self, token: bytes) -> int | None:
         return self._ranks.get(binascii.b2a_base64(token, newline=False))
 

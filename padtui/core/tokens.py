@@ -239,6 +239,8 @@ class TokenCounter:
             if size <= self._small_left:
                 size = sum(len(t.encode("utf-8", "surrogatepass")) for t in texts)
             small = bpe.small_encoder(self.encoding) if size <= self._small_left else None
+            if small is not None and not small.exact_for(texts):
+                small = None
             if small is not None:
                 self._small_left -= size
                 if self.store is not None:
