@@ -343,30 +343,23 @@ class Inspection:
         return self.take_in(examined, **arrival)
 
     def count_ahead(self, fmt: str | None = None) -> None:
-        """(as the pad is first read) Have the encoder count, in a thread, the texts a JSON
-        pad's entries most likely hold, found by the standard decoder, while the pad's own
-        parse goes on: the first count of a large pad then starts sooner (both the parse
-        and the encoder's load hold the interpreter; the encoding does not). Not when a
-        count cache was read, whose counts would mostly be found there; nor for a pad of
-        another format."""
+        """(a worker thread, as the pad is first read) Have the encoder count the texts a
+        JSON pad's entries most likely hold, found by the standard decoder, while the pad's
+        own parse goes on: the first count of a large pad then starts sooner (both the
+        parse and the encoder's load hold the interpreter; the encoding does not). Not when
+        a count cache was read, whose counts would mostly be found there; passed over for
+        anything that is not a JSON pad."""
         counter = self.counter
         if counter.store is not None and counter.store.warm:
             return
         try:
             if format_of(self.path, fmt) != "json":
                 return
-        except PadError:  # (the pad's own read says so)
+            with open(self.path, "rb") as f:
+                data = f.read()
+        except (OSError, PadError):  # (the pad's own read says what is wrong)
             return
-        path = self.path
-
-        def texts() -> list[str]:
-            try:
-                with open(path, "rb") as f:
-                    return likely_texts(f.read())
-            except OSError:  # (the pad's own read says what is wrong)
-                return []
-
-        counter.count_ahead(texts)
+        counter.count_ahead(likely_texts(data))
 
     def look_ahead(self, pad_file: PadFile) -> None:
         """Examine a parse of the pad that has not settled yet, while the settle rule waits

@@ -213,7 +213,7 @@ class TokenCounter:
         self._loaded: Any = None
         self._loading = threading.Lock()  # (one load, whichever thread asks first)
         self._cache: dict[str, int] = {}
-        self._ahead: list[_Ahead] = []  # see count_ahead
+        self._ahead: list[tuple[frozenset[str], threading.Event]] = []  # see count_ahead
         self._small_left = bpe.SMALL if store is not None and bpe.pinned(encoding) else 0
         if store is None or not (store.warm or self._small_left):
             self._load()
@@ -340,47 +340,43 @@ class TokenCounter:
 
         return lambda: (finish(), claims)
 
-    def count_ahead(self, texts: Callable[[], Iterable[str]]) -> None:
-        """Count, in a thread of their own starting now, the texts ``texts()`` gives (called
-        there): those a pad is likely to hold, found by a quick read while its own parse
-        goes on (which holds the interpreter, as loading the encoder does; the encoder then
-        works without it). A later count of any of them waits for this one instead of
-        encoding them again, as does a count of ``_BATCH_MIN`` texts or more asked for
-        before they are known; any other is counted as ever. Fewer than ``_BATCH_MIN`` new
-        texts are left to be counted when asked for; a failure here is passed over (they
-        are counted when asked for)."""
-        batch = _Ahead()
-        self._ahead.append(batch)  # (known to a count asked for from now on)
+    def count_ahead(self, texts: Iterable[str]) -> None:
+        """Count ``texts`` in a thread of their own, starting now: the texts a pad is
+        likely to hold, found by a quick read while its own parse goes on (which holds the
+        interpreter, as loading the encoder does; the encoder then works without it). A
+        later count of any of them waits for this one instead of encoding them again; a
+        text not among them is counted as ever. Fewer than ``_BATCH_MIN`` new texts are
+        left to be counted when asked for; a failure here is passed over (they are)."""
+        new = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if self.store is not None and len(new) >= _BATCH_MIN:
+            new = [t for t, (n, _c) in zip(new, self.store.lookup(new), strict=True) if n is None]
+        # (a text with a long run is cut before it is encoded: left to _start)
+        new = [t for t in new if len(t) <= MAX_RUN or _LONG_RUN.search(t) is None]
+        if len(new) < _BATCH_MIN:
+            return
+        batch = (frozenset(new), threading.Event())
+        self._ahead.append(batch)
 
         def count() -> None:
             try:
                 with contextlib.suppress(Exception):  # (see the docstring)
-                    new = self._new_for_ahead(texts())
-                    batch.texts = frozenset(new)
-                    if new:
-                        self._small_left = 0  # (tiktoken's encoder: a batch this large)
-                        self._merge(new, [None] * len(new), new, self._encode_joined(new))
+                    self._small_left = 0  # (tiktoken's encoder: a batch this large)
+                    self._merge(new, [None] * len(new), new, self._encode_joined(new))
             finally:
                 self._ahead.remove(batch)
-                batch.done.set()
+                batch[1].set()
 
         threading.Thread(target=count, name="padtui-count-ahead", daemon=True).start()
-
-    def _new_for_ahead(self, texts: Iterable[str]) -> list[str]:
-        """The texts a batch counted ahead encodes: those neither counted here nor in the
-        store, nor cut before they are encoded (a long run: left to ``_start``); none if
-        fewer than ``_BATCH_MIN``."""
-        new = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if self.store is not None and len(new) >= _BATCH_MIN:
-            new = [t for t, (n, _c) in zip(new, self.store.lookup(new), strict=True) if n is None]
-        new = [t for t in new if len(t) <= MAX_RUN or _LONG_RUN.search(t) is None]
-        return new if len(new) >= _BATCH_MIN else []
 
     def _start(self, texts: list[str], look: bool) -> Callable[[], list[int]]:
         counts = list(map(self._cache.get, texts))
         if None not in counts:  # a version seen before, or one entry changed: all cached
             return lambda: cast(list[int], counts)  # (no None in it)
-        counting = [batch.done for batch in list(self._ahead) if batch.holds(texts, counts)]
+        counting = [
+            done
+            for pending, done in list(self._ahead)
+            if any(n is None and t in pending for t, n in zip(texts, counts, strict=True))
+        ]
         if counting:  # counted ahead (see count_ahead), meanwhile: waited for when asked
 
             def then() -> list[int]:
@@ -480,22 +476,6 @@ class TokenCounter:
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[text] = n
-
-
-class _Ahead:
-    """A batch of texts counted ahead (``TokenCounter.count_ahead``)."""
-
-    def __init__(self) -> None:
-        self.texts: frozenset[str] | None = None  # (None: not known yet)
-        self.done = threading.Event()
-
-    def holds(self, texts: list[str], counts: list[int | None]) -> bool:
-        """Is a count of ``texts`` (``counts``: those known) to wait for this batch? When
-        it holds one not known, or may (its own not known yet, and these are many)."""
-        mine = self.texts
-        if mine is None:
-            return counts.count(None) >= _BATCH_MIN
-        return any(n is None and t in mine for t, n in zip(texts, counts, strict=True))
 
 
 def encoder_threads() -> int:

@@ -49,7 +49,7 @@ def test_a_count_asked_for_meanwhile_waits_for_the_texts_counted_ahead(
     encoded = spied(monkeypatch, hold)
     texts = notes(MANY)
     counter = TokenCounter()
-    counter.count_ahead(lambda: texts)
+    counter.count_ahead(texts)
     asked = [*texts[::-1], "a text not among them"]
     counting = counter.start(asked)  # (while the batch ahead is held in its thread)
     assert sorted(encoded) == sorted(texts)
@@ -58,37 +58,16 @@ def test_a_count_asked_for_meanwhile_waits_for_the_texts_counted_ahead(
     assert sorted(encoded) == sorted(texts)  # each encoded once, by the batch ahead
 
 
-def test_many_texts_asked_for_before_the_batch_ahead_knows_its_own_wait_for_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    encoded = spied(monkeypatch)
-    texts, decoded = notes(MANY), threading.Event()
-
-    def slow_read() -> list[str]:  # (the pad's bytes read and decoded: it takes a while)
-        assert decoded.wait(10)
-        return texts
-
-    counter = TokenCounter()
-    counter.count_ahead(slow_read)
-    few = counter.start(["a text of its own"])  # (a few: counted at once, not held up)
-    counting = counter.start(texts)
-    decoded.set()
-    assert few() == [len(ENC.encode_ordinary("a text of its own"))]
-    assert counting() == [len(ENC.encode_ordinary(t)) for t in texts]
-    assert sorted(encoded) == sorted(texts)
-
-
 def test_few_texts_and_texts_with_long_runs_are_left_to_the_ask(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     encoded = spied(monkeypatch)
     counter = TokenCounter()
-    counter.count_ahead(lambda: notes(tokens._BATCH_MIN - 1))
-    counter.count_many(notes(3))
-    assert encoded == []
+    counter.count_ahead(notes(tokens._BATCH_MIN - 1))
+    assert counter._ahead == [] and encoded == []
     long = "a" * (tokens.MAX_RUN + 1)
     texts = [*notes(MANY), long]
-    counter.count_ahead(lambda: texts)
+    counter.count_ahead(texts)
     assert counter.count_many(texts) == [
         *(len(ENC.encode_ordinary(t)) for t in texts[:-1]),
         TokenCounter().count(long),
@@ -107,9 +86,7 @@ def test_a_count_cache_that_knows_the_texts_counts_none_ahead(
     assert first.store is not None and first.store.save()
     encoded = spied(monkeypatch)
     store = CountCache.for_pad(str(tmp_path / "p.json"), "cl100k_base")
-    counter = TokenCounter("cl100k_base", store)
-    counter.count_ahead(lambda: texts)
-    assert counter.count_many(texts) == first.count_many(texts)
+    TokenCounter("cl100k_base", store).count_ahead(texts)
     assert encoded == []
 
 
