@@ -17,8 +17,7 @@ from padtui.core.claims import pad_claims
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
 from padtui.core.countcache import PadCounters
 from padtui.core.errors import PadError
-from padtui.core.formats import Layout, PadFile, format_of, named
-from padtui.core.formats.json_pad import likely_texts
+from padtui.core.formats import Layout, PadFile, named
 from padtui.core.fsio import Stamp
 from padtui.core.journal import OWN_ORIGINS, Journal
 from padtui.core.journal import Version as JournalVersion  # (a version as journaled)
@@ -341,25 +340,6 @@ class Inspection:
         if examined is None:
             return None
         return self.take_in(examined, **arrival)
-
-    def count_ahead(self, fmt: str | None = None) -> None:
-        """(a worker thread, as the pad is first read) Have the encoder count the texts a
-        JSON pad's entries most likely hold, found by the standard decoder, while the pad's
-        own parse goes on: the first count of a large pad then starts sooner (both the
-        parse and the encoder's load hold the interpreter; the encoding does not). Not when
-        a count cache was read, whose counts would mostly be found there; passed over for
-        anything that is not a JSON pad."""
-        counter = self.counter
-        if counter.store is not None and counter.store.warm:
-            return
-        try:
-            if format_of(self.path, fmt) != "json":
-                return
-            with open(self.path, "rb") as f:
-                data = f.read()
-        except (OSError, PadError):  # (the pad's own read says what is wrong)
-            return
-        counter.count_ahead(likely_texts(data))
 
     def look_ahead(self, pad_file: PadFile) -> None:
         """Examine a parse of the pad that has not settled yet, while the settle rule waits

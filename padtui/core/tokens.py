@@ -211,9 +211,7 @@ class TokenCounter:
         self.encoding = encoding
         self.store = store
         self._loaded: Any = None
-        self._loading = threading.Lock()  # (one load, whichever thread asks first)
         self._cache: dict[str, int] = {}
-        self._ahead: list[tuple[frozenset[str], threading.Event]] = []  # see count_ahead
         self._small_left = bpe.SMALL if store is not None and bpe.pinned(encoding) else 0
         if store is None or not (store.warm or self._small_left):
             self._load()
@@ -252,19 +250,14 @@ class TokenCounter:
         return self._enc
 
     def _load(self) -> Any:
-        with self._loading:
-            if self._loaded is not None:  # (loaded by another thread meanwhile)
-                return self._loaded
-            # (a counter with a store shares the process's encoder: loading one takes ~0.1 s)
-            enc = (
-                load_encoding(self.encoding)
-                if self.store is None
-                else counter_for(self.encoding)._enc
-            )
-            self._loaded = enc
-            if self.store is not None:
-                self.store.learn_encoder(enc)
-            return enc
+        # (a counter with a store shares the process's encoder: loading one takes ~0.2 s)
+        enc = (
+            load_encoding(self.encoding) if self.store is None else counter_for(self.encoding)._enc
+        )
+        self._loaded = enc
+        if self.store is not None:
+            self.store.learn_encoder(enc)
+        return enc
 
     def tokenize(self, text: str) -> list[int]:
         pieces = cut_long_runs(text)
@@ -340,51 +333,10 @@ class TokenCounter:
 
         return lambda: (finish(), claims)
 
-    def count_ahead(self, texts: Iterable[str]) -> None:
-        """Count ``texts`` in a thread of their own, starting now: the texts a pad is
-        likely to hold, found by a quick read while its own parse goes on (which holds the
-        interpreter, as loading the encoder does; the encoder then works without it). A
-        later count of any of them waits for this one instead of encoding them again; a
-        text not among them is counted as ever. Fewer than ``_BATCH_MIN`` new texts are
-        left to be counted when asked for; a failure here is passed over (they are)."""
-        new = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if self.store is not None and len(new) >= _BATCH_MIN:
-            new = [t for t, (n, _c) in zip(new, self.store.lookup(new), strict=True) if n is None]
-        # (a text with a long run is cut before it is encoded: left to _start)
-        new = [t for t in new if len(t) <= MAX_RUN or _LONG_RUN.search(t) is None]
-        if len(new) < _BATCH_MIN:
-            return
-        batch = (frozenset(new), threading.Event())
-        self._ahead.append(batch)
-
-        def count() -> None:
-            try:
-                with contextlib.suppress(Exception):  # (see the docstring)
-                    self._small_left = 0  # (tiktoken's encoder: a batch this large)
-                    self._merge(new, [None] * len(new), new, self._encode_joined(new))
-            finally:
-                self._ahead.remove(batch)
-                batch[1].set()
-
-        threading.Thread(target=count, name="padtui-count-ahead", daemon=True).start()
-
     def _start(self, texts: list[str], look: bool) -> Callable[[], list[int]]:
         counts = list(map(self._cache.get, texts))
         if None not in counts:  # a version seen before, or one entry changed: all cached
             return lambda: cast(list[int], counts)  # (no None in it)
-        counting = [
-            done
-            for pending, done in list(self._ahead)
-            if any(n is None and t in pending for t, n in zip(texts, counts, strict=True))
-        ]
-        if counting:  # counted ahead (see count_ahead), meanwhile: waited for when asked
-
-            def then() -> list[int]:
-                for done in counting:
-                    done.wait()
-                return self._start(texts, look)()
-
-            return then
         if look and self.store is not None:
             at = [i for i, n in enumerate(counts) if n is None]
             for i, (n, _c) in zip(at, self.store.lookup([texts[i] for i in at]), strict=True):

