@@ -367,9 +367,10 @@ class InspectorScreen(Screen[None]):
             if problem is not None:
                 self.notify(f"journal not read: {problem}", severity="warning")
             reading = await read_settled(insp.path, fmt=self.pad_format)
-            if reading.snapshot is not None:
-                self._at_risk_ahead = reading.snapshot.file.pad
-                self._rules_ahead(reading.snapshot.file)
+            if reading.snapshot is not None:  # (sought while it is examined: see below)
+                file = reading.snapshot.file
+                self._at_risk_ahead = file.pad
+                self.find_unsealed_rules(file.data, file.pad, insp.rule_map, self._rule_memo)
             # on screen first; the journal's append (an fsync, a large pad's blobs) follows
             prepared = await asyncio.to_thread(prepare, insp, reading, False)
         except Exception as exc:  # (see failure)
@@ -830,38 +831,31 @@ class InspectorScreen(Screen[None]):
             self._at_risk_sought = v.digest
         if self._at_risk_sought != v.digest:
             self._at_risk_sought = v.digest
-            store = insp.counter.store
-            memo = store.rules if store is not None else None  # (kept between runs)
-            self.find_unsealed_rules(v.digest, pad, insp.rule_map, memo)
+            self.find_unsealed_rules(v.digest, pad, insp.rule_map, self._rule_memo)
         return None
+
+    @property
+    def _rule_memo(self) -> RuleMemo | None:
+        """The rules found in texts before, kept between runs in the count cache."""
+        store = self.inspection.counter.store
+        return store.rules if store is not None else None
 
     # (a description: else Textual makes one of its arguments' repr, a whole pad's)
     @work(exclusive=True, group="at-risk", thread=True, description="rules at risk")
     def find_unsealed_rules(
-        self, digest: str, pad: Pad, rule_map: RuleMap | None, memo: RuleMemo | None
+        self, version: str | bytes, pad: Pad, rule_map: RuleMap | None, memo: RuleMemo | None
     ) -> None:
+        """The unsealed rules of ``pad``, the version whose digest (or bytes) is ``version``.
+        The first version's are sought while it is examined, not as it is first drawn: a
+        cold count of a large pad leaves this thread's time free (the encoder lets go of
+        the interpreter), and the first draw then need not share the interpreter."""
         try:
             rules = self._rules.of(pad, rule_map, memo)
+            key = version if isinstance(version, str) else digest(version)
         except Exception as exc:  # (see failure)
             self._failed_in_thread(exc, "rules at risk not found")
             return
-        self.app.call_from_thread(self._at_risk_ready, digest, rules)
-
-    @work(exclusive=True, group="at-risk", thread=True, description="rules at risk")
-    def _rules_ahead(self, pad_file: PadFile) -> None:
-        """The rules at risk of the first version, sought while it is examined: a cold
-        count of a large pad leaves this thread's time free (the encoder lets go of the
-        interpreter), and the screen's first draw of it then has them, instead of sharing
-        the interpreter with their search."""
-        insp = self.inspection
-        store = insp.counter.store
-        memo = store.rules if store is not None else None
-        try:
-            rules = self._rules.of(pad_file.pad, insp.rule_map, memo)
-        except Exception as exc:  # (see failure)
-            self._failed_in_thread(exc, "rules at risk not found")
-            return
-        self.app.call_from_thread(self._at_risk_ready, digest(pad_file.data), rules)
+        self.app.call_from_thread(self._at_risk_ready, key, rules)
 
     def _at_risk_ready(self, digest: str, rules: tuple[RuleAtRisk, ...]) -> None:
         self._at_risk = (digest, rules)
