@@ -12,6 +12,7 @@ import contextlib
 import os
 import re
 import threading
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, cast
@@ -412,8 +413,14 @@ class TokenCounter:
         # not encode_ordinary, yet the same counts: the one special token allowed is the
         # separator, which no text here holds; any other special-token text in a pad is
         # ordinary text (nothing is disallowed, so nothing raises)
+        mark = self._enc.encode_single_token(sep)
+        words = _token_words(self._enc, joined, sep)
+        if words is not None:
+            counts = _split_counts(words, mark, len(texts))
+            if counts is not None:
+                return counts
         tokens = self._enc.encode(joined, allowed_special={sep}, disallowed_special=())
-        mark, find = self._enc.encode_single_token(sep), tokens.index
+        find = tokens.index
         counts, at = [], 0
         for _ in range(len(texts) - 1):
             end = find(mark, at)
@@ -437,6 +444,38 @@ def encoder_threads() -> int:
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
     return 1 if cores <= 2 else min(cores, 8)
+
+
+def _token_words(enc: Any, text: str, special: str) -> bytes | None:
+    """The tokens of ``enc.encode(text, allowed_special={special}, disallowed_special=())``
+    as machine words of four bytes, by tiktoken's buffer of them (what its ``encode_to_numpy``
+    reads): the same encoding, without a list of a million numbers made under the
+    interpreter's lock as it ends. None where tiktoken has no such buffer."""
+    encode = getattr(getattr(enc, "_core_bpe", None), "encode_to_tiktoken_buffer", None)
+    if encode is None or array("I").itemsize != 4:
+        return None
+    view = memoryview(encode(text, {special}))
+    if view.format not in ("I", "=I", "@I") or view.itemsize != 4:
+        return None
+    return view.tobytes()
+
+
+def _split_counts(words: bytes, mark: int, n: int) -> list[int] | None:
+    """The numbers of tokens between the ``n - 1`` tokens ``mark`` in ``words`` (tokens as
+    machine words of four bytes), None unless there are so many. A match of the mark's bytes
+    across two tokens is not a token: one at an offset not a multiple of four gives None."""
+    word, find = array("I", [mark]).tobytes(), words.find
+    counts, at = [], 0
+    for _ in range(n - 1):
+        end = find(word, at)
+        if end < 0 or end & 3:
+            return None
+        counts.append((end - at) >> 2)
+        at = end + 4
+    if find(word, at) >= 0 or (len(words) - at) & 3:
+        return None
+    counts.append((len(words) - at) >> 2)
+    return counts
 
 
 def counter_for(encoding: str | None = None) -> TokenCounter:
