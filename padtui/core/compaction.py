@@ -18,6 +18,7 @@ from itertools import accumulate
 from typing import Any, cast
 
 from padtui.core.claims import pad_claims
+from padtui.core.countcache import digit_shape, digits_free
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.formats import named
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
@@ -1032,7 +1033,8 @@ def record_cost(
     part: each part's cost is cached, so the passes of a strict plan, whose records grow by
     a few names each, cost only their new names (a record naming thousands of entries would
     otherwise be tokenized whole on every pass). ``memo``: the tokens of pieces counted
-    before, by their text (the passes of one plan share one), filled in here."""
+    before, by their text (and by their ``digit_shape``, where the counter's counts do not
+    depend on digits; the passes of one plan share one), filled in here."""
     if counter.encoding not in _CUTS_AFTER_MARKS or not head.endswith(": ") or not parts:
         return counter.count(head + "; ".join(parts))
     last = len(parts) - 1
@@ -1051,6 +1053,18 @@ def record_cost(
     counts = list(map(memo.get, pieces))
     if None in counts:
         new = [p for p, n in zip(pieces, counts, strict=True) if n is None]
-        memo.update(zip(new, counter.count_many(new), strict=True))
+        if digits_free(counter):
+            # pieces that differ in their digits alone cost the same (a record's names differ
+            # in their ids and tokens): one of each shape is counted, and the shape itself
+            # (a text of those same tokens) kept with it
+            shapes = list(map(digit_shape, new))
+            ask: dict[str, str] = {}
+            for shape, p in zip(shapes, new, strict=True):
+                if shape not in memo:
+                    ask.setdefault(shape, p)
+            memo.update(zip(ask, counter.count_many(ask.values()), strict=True))
+            memo.update(zip(new, map(memo.__getitem__, shapes), strict=True))
+        else:
+            memo.update(zip(new, counter.count_many(new), strict=True))
         return sum(map(memo.__getitem__, pieces))
     return sum(cast(list[int], counts))  # (no None in it)

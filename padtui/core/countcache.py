@@ -106,6 +106,29 @@ def _digits_of(enc: Any) -> bool:
     return digits_uniform(enc)
 
 
+_ZERO_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def digit_shape(text: str) -> str:
+    """``text`` with every ASCII digit a 0 where none is next to a character beyond ASCII,
+    else ``text`` itself: what a count cache keys a text by when its encoding's counts
+    do not depend on such digits (see :func:`digits_uniform` and ``CountCache.key``)."""
+    if text.isascii() or _MIXED_DIGITS.search(text) is None:
+        return text.translate(_ZERO_DIGITS)
+    return text
+
+
+def digits_free(counter: TokenCounter) -> bool:
+    """Does ``counter`` count every text as it counts its :func:`digit_shape`? Its count
+    cache says (the file's, or the encoder's answer), else its encoder if it is loaded; no
+    where neither can."""
+    store = counter.store
+    if store is not None and store.digits is not None:
+        return store.digits
+    enc = counter.loaded_encoder
+    return enc is not None and _digits_of(enc)
+
+
 class CountCache:
     """The counts of one pad's texts with one encoding: those read from its file, and those
     learnt in this run, written back by :meth:`save`.

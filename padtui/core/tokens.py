@@ -223,6 +223,11 @@ class TokenCounter:
         return self._loaded is not None
 
     @property
+    def loaded_encoder(self) -> Any:
+        """tiktoken's encoder, None while it is not loaded."""
+        return self._loaded
+
+    @property
     def _enc(self) -> Any:
         return self._loaded if self._loaded is not None else self._load()
 

@@ -418,6 +418,49 @@ def test_the_passes_of_a_plan_share_the_costs_of_their_pieces(
         assert record_cost(COUNTER, head, parts, memo) == cost(head + "; ".join(parts))
 
 
+# names as a record of each gives them, with ids and tokens that differ in their digits alone,
+# and text of digits beside numerals of other scripts (whose tokens depend on the digits)
+DIGIT_NAMES = st.one_of(
+    st.builds(
+        "e-{} ({}, {} tokens)".format,
+        st.integers(0, 10**6),
+        st.sampled_from(["note", "plan", "odd-kind"]),
+        st.integers(0, 3000),
+    ),
+    st.text(alphabet="0123456789٣½ e-(),;:🙂", min_size=1, max_size=16),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    records=st.lists(
+        st.lists(
+            st.one_of(
+                DIGIT_NAMES, st.tuples(st.just("2 notes ("), st.lists(DIGIT_NAMES), st.just(")"))
+            ),
+            min_size=1,
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_pieces_that_differ_in_their_digits_are_counted_once_and_each_record_costs_its_whole(
+    records: list[list[str | tuple[str, list[str], str]]],
+) -> None:
+    """The passes of a plan count one piece of each shape of digits (their counter's counts do
+    not depend on digits): each record still costs what tiktoken gives its whole text."""
+    from padtui.core.compaction import _Part, record_cost
+    from padtui.core.countcache import digits_free
+
+    assert digits_free(COUNTER)
+    head = "compaction at 2026-11-14T12:00:00Z (strict, budget 5) dropped 2 entries, 9 tokens: "
+    memo: dict[str, int] = {}
+    for record in records:
+        parts = [p if isinstance(p, str) else _Part(*p) for p in record]
+        assert record_cost(COUNTER, head, parts, memo) == cost(head + "; ".join(parts))
+
+
 @PROPS
 @given(case=st.one_of(cases, tight_cases()), style=st.sampled_from(["e-{}", "{}", "x"]))
 def test_a_pad_whose_entries_all_have_ids_plans_as_with_every_form_tried(

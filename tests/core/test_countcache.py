@@ -311,6 +311,29 @@ def test_an_unchanged_pad_re_checked_later_leaves_the_file_as_it_was(tmp_path: P
     assert again.store is not None and not again.store.changed and not again.loaded
 
 
+@PROPS
+@given(text=texts)
+def test_a_texts_digit_shape_is_keyed_and_counted_as_the_text(text: str) -> None:
+    """What a strict plan counts a record's piece by (``digit_shape``), where its counter's
+    counts do not depend on digits: the same key, and the same tokens."""
+    store = CountCache(None, DEFAULT_ENCODING)
+    shape = countcache.digit_shape(text)
+    assert store.key(shape, True) == store.key(text, True)
+    assert FRESH.count(shape) == FRESH.count(text)
+    assert len(shape) == len(text) and set(shape) - set(text) <= {"0"}
+
+
+def test_whether_counts_depend_on_digits_is_the_cache_files_else_the_encoders() -> None:
+    assert countcache.digits_free(FRESH)  # (no count cache: its encoder says)
+    store = CountCache(None, DEFAULT_ENCODING)
+    counter = TokenCounter(DEFAULT_ENCODING, store)
+    assert not counter.loaded and not countcache.digits_free(counter)  # (nothing says yet)
+    store.digits = False  # (a file made with an encoding whose counts depend on them)
+    assert not countcache.digits_free(counter)
+    store.digits = True
+    assert countcache.digits_free(counter)
+
+
 def test_digits_beside_numerals_of_other_scripts_are_keyed_by_their_digits() -> None:
     store = CountCache(None, DEFAULT_ENCODING)
     assert store.key("at 12:05 — naïve", True) == store.key("at 98:76 — naïve", True)
