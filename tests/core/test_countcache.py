@@ -334,6 +334,28 @@ def test_whether_counts_depend_on_digits_is_the_cache_files_else_the_encoders() 
     assert countcache.digits_free(counter)
 
 
+@PROPS
+@given(
+    asked=st.lists(texts, max_size=8),
+    learnt=st.lists(st.tuples(texts, st.integers(0, 99), st.none() | st.integers(0, 9))),
+    digits=st.booleans(),
+)
+def test_a_file_with_nothing_read_before_is_written_as_any_other(
+    asked: list[str], learnt: list[tuple[str, int, int | None]], digits: bool
+) -> None:
+    """With no file read, a file's rows are built at once: the same bytes as row by row."""
+    cache = CountCache(None, DEFAULT_ENCODING)
+    cache.digits = digits
+    cache.lookup(asked)
+    cache.prepare(asked[: len(asked) // 2], lambda: False)  # (some texts hashed ahead)
+    if learnt:
+        cache.put(*zip(*learnt, strict=True))
+    cache.put(asked, [len(t) for t in asked], [None] * len(asked))
+    at_once = cache._encode()
+    cache._hit = {b"\xff" * 16: (0, 0)}  # (as if a row had been found: built row by row)
+    assert cache._encode() == at_once
+
+
 def test_digits_beside_numerals_of_other_scripts_are_keyed_by_their_digits() -> None:
     store = CountCache(None, DEFAULT_ENCODING)
     assert store.key("at 12:05 — naïve", True) == store.key("at 98:76 — naïve", True)
