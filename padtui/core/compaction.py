@@ -18,7 +18,7 @@ from itertools import accumulate
 from typing import Any, cast
 
 from padtui.core.claims import pad_claims
-from padtui.core.countcache import digit_shape, digits_free
+from padtui.core.countcache import digit_shapes, digits_free
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.formats import named
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
@@ -1057,7 +1057,7 @@ def record_cost(
             # pieces that differ in their digits alone cost the same (a record's names differ
             # in their ids and tokens): one of each shape is counted, and the shape itself
             # (a text of those same tokens) kept with it
-            shapes = list(map(digit_shape, new))
+            shapes = digit_shapes(new)
             ask: dict[str, str] = {}
             for shape, p in zip(shapes, new, strict=True):
                 if shape not in memo:

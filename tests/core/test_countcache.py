@@ -321,6 +321,12 @@ def test_a_texts_digit_shape_is_keyed_and_counted_as_the_text(text: str) -> None
     assert store.key(shape, True) == store.key(text, True)
     assert FRESH.count(shape) == FRESH.count(text)
     assert len(shape) == len(text) and set(shape) - set(text) <= {"0"}
+    assert countcache.digit_shapes([text, "e-12 (note, 3 tokens)", text]) == [
+        shape,
+        "e-00 (note, 0 tokens)",
+        shape,
+    ]
+    assert countcache.digit_shapes([]) == []
 
 
 def test_whether_counts_depend_on_digits_is_the_cache_files_else_the_encoders() -> None:
