@@ -152,7 +152,7 @@ def _load_bundled(name: str) -> Any:
         raise EncodingUnavailable(f"the bundled file {path} cannot be read: {exc}") from None
     if hashlib.sha256(trusted).hexdigest() != expected:
         raise EncodingUnavailable(f"the bundled file {path} is damaged (hash mismatch)")
-    ranks = parse_ranks(trusted)
+    ranks = parse_ranks(trusted, in_order=expected in _RANKS_IN_ORDER)
     if ranks is None:  # not laid out as the bundled files are: tiktoken's parser reads it
         with _no_network(name):
             ranks = load_tiktoken_bpe(path, expected_hash=expected)
@@ -164,17 +164,25 @@ def _load_bundled(name: str) -> Any:
     )
 
 
-def parse_ranks(data: bytes) -> dict[bytes, int] | None:
+# The bundled files whose ranks are their line numbers (0, 1, 2, ...), by their SHA-256: the
+# ranks of such a file, once checked against its hash, need not be read (a seventh of its load).
+# tests/core/test_tokens.py holds each to what tiktoken's own parser reads.
+_RANKS_IN_ORDER = frozenset({"223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"})
+
+
+def parse_ranks(data: bytes, in_order: bool = False) -> dict[bytes, int] | None:
     """A tiktoken ranks file (``base64(token) rank``, a line each) read as tiktoken's
-    ``load_tiktoken_bpe`` reads it, in bulk; None for a file not laid out so."""
+    ``load_tiktoken_bpe`` reads it, in bulk; None for a file not laid out so. ``in_order``:
+    the file is known to rank each line by its number (see ``_RANKS_IN_ORDER``)."""
     import binascii
 
     words = data.split()
     if len(words) % 2 or data.count(b"\n") != len(words) // 2 or not data.endswith(b"\n"):
         return None
-    tokens, ranks = words[0::2], words[1::2]
+    tokens = words[0::2]
+    ranks: Iterable[int] = range(len(tokens)) if in_order else map(int, words[1::2])
     try:
-        return dict(zip(map(binascii.a2b_base64, tokens), map(int, ranks), strict=True))
+        return dict(zip(map(binascii.a2b_base64, tokens), ranks, strict=True))
     except ValueError:  # (binascii.Error is one)
         return None
 

@@ -246,6 +246,10 @@ def test_the_bundled_ranks_are_read_as_tiktoken_reads_them() -> None:
     theirs = load_tiktoken_bpe(path, expected)
     ours = tokens.parse_ranks(Path(path).read_bytes())
     assert ours is not None and list(ours.items()) == list(theirs.items())
+    # its ranks are its line numbers: they need not be read
+    assert expected in tokens._RANKS_IN_ORDER and len(tokens._RANKS_IN_ORDER) == 1
+    in_order = tokens.parse_ranks(Path(path).read_bytes(), in_order=True)
+    assert in_order is not None and list(in_order.items()) == list(theirs.items())
     enc = tokens.load_encoding("cl100k_base")
     assert enc._pat_str == ENC._pat_str and enc._special_tokens == ENC._special_tokens
 
