@@ -367,6 +367,13 @@ def test_first_fit_for_many_rooms_is_the_plain_first_fit(
         assert (got.kept, got.dropped) == (kept, dropped)
 
 
+@given(costs=st.lists(st.integers(min_value=0, max_value=60), max_size=80))
+def test_the_least_cost_from_each_entry_on_is_the_least_of_the_rest(costs: list[int]) -> None:
+    from padtui.core.compaction import _suffix_minima
+
+    assert _suffix_minima(costs) == [min(costs[k:]) for k in range(len(costs))]
+
+
 # a part of a record that lists items: (before, the items, after), as ``_Part`` takes them
 LISTING = st.tuples(
     st.text(max_size=12),
