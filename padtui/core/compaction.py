@@ -18,6 +18,7 @@ from itertools import accumulate
 from typing import Any, cast
 
 from padtui.core.claims import pad_claims
+from padtui.core.countcache import digit_shapes, digits_free
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.formats import named
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
@@ -291,7 +292,7 @@ class _FirstFit:
         self.indices = [e.index for e in entries]
         self.costs = [costs[i] for i in self.indices]
         self.totals = list(accumulate(self.costs))  # totals[k]: cost of entries 0..k
-        self.least_from = list(accumulate(reversed(self.costs), min))[::-1]  # min of k..
+        self.least_from = _suffix_minima(self.costs)  # least_from[k]: min of costs k..
         self.passes: dict[int, _Pass] = {}  # by room (each form's first pass has the same)
 
     def __call__(self, room: int) -> _Pass:
@@ -318,6 +319,19 @@ class _FirstFit:
             else:
                 dropped.append(indices[k])
         return _Pass(kept, dropped)
+
+
+def _suffix_minima(costs: Sequence[int]) -> list[int]:
+    """The least of ``costs[k:]`` for each k (a loop: ``accumulate`` calling ``min`` on each
+    pair takes five times as long)."""
+    least: list[int] = []
+    low = None
+    for cost in reversed(costs):
+        if low is None or cost < low:
+            low = cost
+        least.append(low)
+    least.reverse()
+    return least
 
 
 def compact(
@@ -605,7 +619,7 @@ class _Strict:
         self.sealed_cost = ctx.sealed_cost
         rewritable = ctx.pad.rewritable
         self.first_fit = _FirstFit(rewritable, ctx.costs)
-        self.protected = {e.index for e in rewritable if e.protected}
+        self.protected = {e.index for e in rewritable if e.kind in PROTECTED_KINDS}
         # every entry a pass may drop has an id: a record of ranges then names each by its id,
         # word for word the record of names, and its passes are those of the names
         self.ranges_are_names = all(e.id is not None for e in rewritable)
@@ -1032,7 +1046,8 @@ def record_cost(
     part: each part's cost is cached, so the passes of a strict plan, whose records grow by
     a few names each, cost only their new names (a record naming thousands of entries would
     otherwise be tokenized whole on every pass). ``memo``: the tokens of pieces counted
-    before, by their text (the passes of one plan share one), filled in here."""
+    before, by their text (and by their ``digit_shape``, where the counter's counts do not
+    depend on digits; the passes of one plan share one), filled in here."""
     if counter.encoding not in _CUTS_AFTER_MARKS or not head.endswith(": ") or not parts:
         return counter.count(head + "; ".join(parts))
     last = len(parts) - 1
@@ -1051,6 +1066,18 @@ def record_cost(
     counts = list(map(memo.get, pieces))
     if None in counts:
         new = [p for p, n in zip(pieces, counts, strict=True) if n is None]
-        memo.update(zip(new, counter.count_many(new), strict=True))
+        if digits_free(counter):
+            # pieces that differ in their digits alone cost the same (a record's names differ
+            # in their ids and tokens): one of each shape is counted, and the shape itself
+            # (a text of those same tokens) kept with it
+            shapes = digit_shapes(new)
+            ask: dict[str, str] = {}
+            for shape, p in zip(shapes, new, strict=True):
+                if shape not in memo:
+                    ask.setdefault(shape, p)
+            memo.update(zip(ask, counter.count_many(ask.values()), strict=True))
+            memo.update(zip(new, map(memo.__getitem__, shapes), strict=True))
+        else:
+            memo.update(zip(new, counter.count_many(new), strict=True))
         return sum(map(memo.__getitem__, pieces))
     return sum(cast(list[int], counts))  # (no None in it)

@@ -106,6 +106,39 @@ def _digits_of(enc: Any) -> bool:
     return digits_uniform(enc)
 
 
+_ZERO_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def digit_shape(text: str) -> str:
+    """``text`` with every ASCII digit a 0 where none is next to a character beyond ASCII,
+    else ``text`` itself: what a count cache keys a text by when its encoding's counts
+    do not depend on such digits (see :func:`digits_uniform` and ``CountCache.key``)."""
+    if text.isascii() or _MIXED_DIGITS.search(text) is None:
+        return text.translate(_ZERO_DIGITS)
+    return text
+
+
+def digit_shapes(texts: Sequence[str]) -> list[str]:
+    """The :func:`digit_shape` of each text (texts all of ASCII, in one pass)."""
+    joined = "\0".join(texts)
+    if joined.isascii():
+        shapes = joined.translate(_ZERO_DIGITS).split("\0")
+        if len(shapes) == len(texts):  # (else a text holds the joint)
+            return shapes
+    return list(map(digit_shape, texts))
+
+
+def digits_free(counter: TokenCounter) -> bool:
+    """Does ``counter`` count every text as it counts its :func:`digit_shape`? Its count
+    cache says (the file's, or the encoder's answer), else its encoder if it is loaded; no
+    where neither can."""
+    store = counter.store
+    if store is not None and store.digits is not None:
+        return store.digits
+    enc = counter.loaded_encoder
+    return enc is not None and _digits_of(enc)
+
+
 class CountCache:
     """The counts of one pad's texts with one encoding: those read from its file, and those
     learnt in this run, written back by :meth:`save`.
@@ -314,17 +347,24 @@ class CountCache:
 
     def _encode(self) -> bytes:
         digits = bool(self.digits)
-        rows: dict[bytes, tuple[int, int]] = {}
         keyed = dict(self._keyed) if self._keyed_digits == digits else {}
-        for text, (n, c) in self._new.items():
-            k = keyed.get(text)
-            if k is None:
-                k = keyed[text] = self.key(text, digits)
-            before = self._hit.get(k) or self._old.get(k)
-            if before is not None:  # (counts asked in this run and in an earlier one)
-                n = before[0] if n == UNKNOWN else n
-                c = before[1] if c == UNKNOWN else c
-            rows[k] = (n, c)
+        keys = list(map(keyed.get, self._new))
+        if None in keys:
+            for i, text in enumerate(self._new):
+                if keys[i] is None:
+                    keys[i] = keyed[text] = self.key(text, digits)
+        new = zip(cast(list[bytes], keys), self._new.values(), strict=True)
+        rows: dict[bytes, tuple[int, int]]
+        if not (self._hit or self._old):  # (no counts of an earlier run: each as learnt)
+            rows = {k: (n, c) for k, (n, c) in new}
+        else:
+            rows = {}
+            for k, (n, c) in new:
+                before = self._hit.get(k) or self._old.get(k)
+                if before is not None:  # (counts asked in this run and in an earlier one)
+                    n = before[0] if n == UNKNOWN else n
+                    c = before[1] if c == UNKNOWN else c
+                rows[k] = (n, c)
         asked = self._order_keys(keyed, digits)
         if len(rows) + len(self._old) <= LIMIT:  # (all kept: the file's, then this run's)
             rows = {**self._old, **rows}
@@ -373,11 +413,15 @@ class CountCache:
         if keys is None and self._order is not None:  # (the file's order, found again)
             return [self._keys[i] for i in self._order[1]]
         if keys is None or was != digits:
-            keys = [None] * len(texts)
-        return [
-            k if k is not None else keyed.get(t) or self.key(t, digits)
-            for t, k in zip(texts, keys, strict=True)
-        ]
+            keys = list(map(keyed.get, texts))
+        elif None in keys:
+            keys = [k if k is not None else keyed.get(t) for t, k in zip(texts, keys, strict=True)]
+        if None in keys:
+            keys = [
+                k if k is not None else self.key(t, digits)
+                for t, k in zip(texts, keys, strict=True)
+            ]
+        return cast(list[bytes], keys)
 
     def _read(self, path: str) -> None:
         """The counts of the file, if it is whole and made for what this run counts."""

@@ -12,6 +12,7 @@ import contextlib
 import os
 import re
 import threading
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, cast
@@ -151,7 +152,7 @@ def _load_bundled(name: str) -> Any:
         raise EncodingUnavailable(f"the bundled file {path} cannot be read: {exc}") from None
     if hashlib.sha256(trusted).hexdigest() != expected:
         raise EncodingUnavailable(f"the bundled file {path} is damaged (hash mismatch)")
-    ranks = parse_ranks(trusted)
+    ranks = parse_ranks(trusted, in_order=expected in _RANKS_IN_ORDER)
     if ranks is None:  # not laid out as the bundled files are: tiktoken's parser reads it
         with _no_network(name):
             ranks = load_tiktoken_bpe(path, expected_hash=expected)
@@ -163,17 +164,25 @@ def _load_bundled(name: str) -> Any:
     )
 
 
-def parse_ranks(data: bytes) -> dict[bytes, int] | None:
+# The bundled files whose ranks are their line numbers (0, 1, 2, ...), by their SHA-256: the
+# ranks of such a file, once checked against its hash, need not be read (a seventh of its load).
+# tests/core/test_tokens.py holds each to what tiktoken's own parser reads.
+_RANKS_IN_ORDER = frozenset({"223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"})
+
+
+def parse_ranks(data: bytes, in_order: bool = False) -> dict[bytes, int] | None:
     """A tiktoken ranks file (``base64(token) rank``, a line each) read as tiktoken's
-    ``load_tiktoken_bpe`` reads it, in bulk; None for a file not laid out so."""
+    ``load_tiktoken_bpe`` reads it, in bulk; None for a file not laid out so. ``in_order``:
+    the file is known to rank each line by its number (see ``_RANKS_IN_ORDER``)."""
     import binascii
 
     words = data.split()
     if len(words) % 2 or data.count(b"\n") != len(words) // 2 or not data.endswith(b"\n"):
         return None
-    tokens, ranks = words[0::2], words[1::2]
+    tokens = words[0::2]
+    ranks: Iterable[int] = range(len(tokens)) if in_order else map(int, words[1::2])
     try:
-        return dict(zip(map(binascii.a2b_base64, tokens), map(int, ranks), strict=True))
+        return dict(zip(map(binascii.a2b_base64, tokens), ranks, strict=True))
     except ValueError:  # (binascii.Error is one)
         return None
 
@@ -220,6 +229,11 @@ class TokenCounter:
     def loaded(self) -> bool:
         """Has the encoder been loaded?"""
         return self._loaded is not None
+
+    @property
+    def loaded_encoder(self) -> Any:
+        """tiktoken's encoder, None while it is not loaded."""
+        return self._loaded
 
     @property
     def _enc(self) -> Any:
@@ -414,8 +428,14 @@ class TokenCounter:
         # not encode_ordinary, yet the same counts: the one special token allowed is the
         # separator, which no text here holds; any other special-token text in a pad is
         # ordinary text (nothing is disallowed, so nothing raises)
+        mark = self._enc.encode_single_token(sep)
+        words = _token_words(self._enc, joined, sep)
+        if words is not None:
+            counts = _split_counts(words, mark, len(texts))
+            if counts is not None:
+                return counts
         tokens = self._enc.encode(joined, allowed_special={sep}, disallowed_special=())
-        mark, find = self._enc.encode_single_token(sep), tokens.index
+        find = tokens.index
         counts, at = [], 0
         for _ in range(len(texts) - 1):
             end = find(mark, at)
@@ -439,6 +459,38 @@ def encoder_threads() -> int:
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
     return 1 if cores <= 2 else min(cores, 8)
+
+
+def _token_words(enc: Any, text: str, special: str) -> bytes | None:
+    """The tokens of ``enc.encode(text, allowed_special={special}, disallowed_special=())``
+    as machine words of four bytes, by tiktoken's buffer of them (what its ``encode_to_numpy``
+    reads): the same encoding, without a list of a million numbers made under the
+    interpreter's lock as it ends. None where tiktoken has no such buffer."""
+    encode = getattr(getattr(enc, "_core_bpe", None), "encode_to_tiktoken_buffer", None)
+    if encode is None or array("I").itemsize != 4:
+        return None
+    view = memoryview(encode(text, {special}))
+    if view.format not in ("I", "=I", "@I") or view.itemsize != 4:
+        return None
+    return view.tobytes()
+
+
+def _split_counts(words: bytes, mark: int, n: int) -> list[int] | None:
+    """The numbers of tokens between the ``n - 1`` tokens ``mark`` in ``words`` (tokens as
+    machine words of four bytes), None unless there are so many. A match of the mark's bytes
+    across two tokens is not a token: one at an offset not a multiple of four gives None."""
+    word, find = array("I", [mark]).tobytes(), words.find
+    counts, at = [], 0
+    for _ in range(n - 1):
+        end = find(word, at)
+        if end < 0 or end & 3:
+            return None
+        counts.append((end - at) >> 2)
+        at = end + 4
+    if find(word, at) >= 0 or (len(words) - at) & 3:
+        return None
+    counts.append((len(words) - at) >> 2)
+    return counts
 
 
 def counter_for(encoding: str | None = None) -> TokenCounter:

@@ -367,6 +367,13 @@ def test_first_fit_for_many_rooms_is_the_plain_first_fit(
         assert (got.kept, got.dropped) == (kept, dropped)
 
 
+@given(costs=st.lists(st.integers(min_value=0, max_value=60), max_size=80))
+def test_the_least_cost_from_each_entry_on_is_the_least_of_the_rest(costs: list[int]) -> None:
+    from padtui.core.compaction import _suffix_minima
+
+    assert _suffix_minima(costs) == [min(costs[k:]) for k in range(len(costs))]
+
+
 # a part of a record that lists items: (before, the items, after), as ``_Part`` takes them
 LISTING = st.tuples(
     st.text(max_size=12),
@@ -412,6 +419,49 @@ def test_the_passes_of_a_plan_share_the_costs_of_their_pieces(
     from padtui.core.compaction import _Part, record_cost
 
     head += ": "
+    memo: dict[str, int] = {}
+    for record in records:
+        parts = [p if isinstance(p, str) else _Part(*p) for p in record]
+        assert record_cost(COUNTER, head, parts, memo) == cost(head + "; ".join(parts))
+
+
+# names as a record of each gives them, with ids and tokens that differ in their digits alone,
+# and text of digits beside numerals of other scripts (whose tokens depend on the digits)
+DIGIT_NAMES = st.one_of(
+    st.builds(
+        "e-{} ({}, {} tokens)".format,
+        st.integers(0, 10**6),
+        st.sampled_from(["note", "plan", "odd-kind"]),
+        st.integers(0, 3000),
+    ),
+    st.text(alphabet="0123456789٣½ e-(),;:🙂", min_size=1, max_size=16),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    records=st.lists(
+        st.lists(
+            st.one_of(
+                DIGIT_NAMES, st.tuples(st.just("2 notes ("), st.lists(DIGIT_NAMES), st.just(")"))
+            ),
+            min_size=1,
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_pieces_that_differ_in_their_digits_are_counted_once_and_each_record_costs_its_whole(
+    records: list[list[str | tuple[str, list[str], str]]],
+) -> None:
+    """The passes of a plan count one piece of each shape of digits (their counter's counts do
+    not depend on digits): each record still costs what tiktoken gives its whole text."""
+    from padtui.core.compaction import _Part, record_cost
+    from padtui.core.countcache import digits_free
+
+    assert digits_free(COUNTER)
+    head = "compaction at 2026-11-14T12:00:00Z (strict, budget 5) dropped 2 entries, 9 tokens: "
     memo: dict[str, int] = {}
     for record in records:
         parts = [p if isinstance(p, str) else _Part(*p) for p in record]

@@ -311,6 +311,57 @@ def test_an_unchanged_pad_re_checked_later_leaves_the_file_as_it_was(tmp_path: P
     assert again.store is not None and not again.store.changed and not again.loaded
 
 
+@PROPS
+@given(text=texts)
+def test_a_texts_digit_shape_is_keyed_and_counted_as_the_text(text: str) -> None:
+    """What a strict plan counts a record's piece by (``digit_shape``), where its counter's
+    counts do not depend on digits: the same key, and the same tokens."""
+    store = CountCache(None, DEFAULT_ENCODING)
+    shape = countcache.digit_shape(text)
+    assert store.key(shape, True) == store.key(text, True)
+    assert FRESH.count(shape) == FRESH.count(text)
+    assert len(shape) == len(text) and set(shape) - set(text) <= {"0"}
+    assert countcache.digit_shapes([text, "e-12 (note, 3 tokens)", text]) == [
+        shape,
+        "e-00 (note, 0 tokens)",
+        shape,
+    ]
+    assert countcache.digit_shapes([]) == []
+
+
+def test_whether_counts_depend_on_digits_is_the_cache_files_else_the_encoders() -> None:
+    assert countcache.digits_free(FRESH)  # (no count cache: its encoder says)
+    store = CountCache(None, DEFAULT_ENCODING)
+    counter = TokenCounter(DEFAULT_ENCODING, store)
+    assert not counter.loaded and not countcache.digits_free(counter)  # (nothing says yet)
+    store.digits = False  # (a file made with an encoding whose counts depend on them)
+    assert not countcache.digits_free(counter)
+    store.digits = True
+    assert countcache.digits_free(counter)
+
+
+@PROPS
+@given(
+    asked=st.lists(texts, max_size=8),
+    learnt=st.lists(st.tuples(texts, st.integers(0, 99), st.none() | st.integers(0, 9))),
+    digits=st.booleans(),
+)
+def test_a_file_with_nothing_read_before_is_written_as_any_other(
+    asked: list[str], learnt: list[tuple[str, int, int | None]], digits: bool
+) -> None:
+    """With no file read, a file's rows are built at once: the same bytes as row by row."""
+    cache = CountCache(None, DEFAULT_ENCODING)
+    cache.digits = digits
+    cache.lookup(asked)
+    cache.prepare(asked[: len(asked) // 2], lambda: False)  # (some texts hashed ahead)
+    if learnt:
+        cache.put(*zip(*learnt, strict=True))
+    cache.put(asked, [len(t) for t in asked], [None] * len(asked))
+    at_once = cache._encode()
+    cache._hit = {b"\xff" * 16: (0, 0)}  # (as if a row had been found: built row by row)
+    assert cache._encode() == at_once
+
+
 def test_digits_beside_numerals_of_other_scripts_are_keyed_by_their_digits() -> None:
     store = CountCache(None, DEFAULT_ENCODING)
     assert store.key("at 12:05 — naïve", True) == store.key("at 98:76 — naïve", True)

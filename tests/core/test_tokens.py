@@ -246,6 +246,10 @@ def test_the_bundled_ranks_are_read_as_tiktoken_reads_them() -> None:
     theirs = load_tiktoken_bpe(path, expected)
     ours = tokens.parse_ranks(Path(path).read_bytes())
     assert ours is not None and list(ours.items()) == list(theirs.items())
+    # its ranks are its line numbers: they need not be read
+    assert expected in tokens._RANKS_IN_ORDER and len(tokens._RANKS_IN_ORDER) == 1
+    in_order = tokens.parse_ranks(Path(path).read_bytes(), in_order=True)
+    assert in_order is not None and list(in_order.items()) == list(theirs.items())
     enc = tokens.load_encoding("cl100k_base")
     assert enc._pat_str == ENC._pat_str and enc._special_tokens == ENC._special_tokens
 
@@ -318,3 +322,47 @@ def test_a_damaged_bundled_file_is_a_one_line_error(
     monkeypatch.setattr(tokens, "_bundled_spec", spec)
     with pytest.raises(EncodingUnavailable, match="damaged"):
         tokens.load_encoding("cl100k_base")
+
+
+# --- the counts of texts encoded together, read from tiktoken's buffer of tokens ---------------
+
+
+WORD = st.integers(0, 2**18) | st.integers(0, 2**32 - 1)  # (a vocabulary's, or any word)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    runs=st.lists(st.lists(WORD, max_size=5), min_size=1, max_size=8),
+    mark=st.sampled_from([100257, 199999, 0, 256, 2**24 + 5, 0x01000100]),
+)
+def test_counts_read_from_words_are_those_of_the_tokens_or_none(
+    runs: list[list[int]], mark: int
+) -> None:
+    """Tokens between marks, counted in their bytes: exactly the numbers of tokens between
+    the marks, or None (the list of tokens is read instead) where the mark's bytes are found
+    across two tokens. Never None for tokens below 2**24 and a mark below it whose three
+    bytes are not 0 (an end-of-text token's): those bytes are never found across two."""
+    from array import array
+
+    runs = [[t for t in run if t != mark] for run in runs]
+    tokens_ = [t for i, run in enumerate(runs) for t in ([mark] if i else []) + run]
+    got = tokens._split_counts(array("I", tokens_).tobytes(), mark, len(runs))
+    assert got is None or got == [len(run) for run in runs]
+    if (
+        mark < 2**24
+        and all(mark >> s & 0xFF for s in (0, 8, 16))
+        and max(tokens_, default=0) < 2**24
+    ):
+        assert got == [len(run) for run in runs]
+    assert tokens._split_counts(array("I", tokens_).tobytes(), mark, len(runs) + 1) is None
+
+
+def test_texts_encoded_together_count_the_same_without_the_buffer(
+    joiner: TokenCounter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = [f"entry {i} " * (i % 7) + "🙂" * (i % 3) for i in range(50)]
+    want = [len(ENC.encode_ordinary(t)) for t in texts]
+    assert tokens._token_words(joiner._enc, "a<|endoftext|>b", "<|endoftext|>") is not None
+    assert joiner._encode_joined(texts) == want
+    monkeypatch.setattr(tokens, "_token_words", lambda *args: None)  # (a tiktoken without it)
+    assert joiner._encode_joined(texts) == want
