@@ -469,7 +469,10 @@ def _token_words(enc: Any, text: str, special: str) -> bytes | None:
     encode = getattr(getattr(enc, "_core_bpe", None), "encode_to_tiktoken_buffer", None)
     if encode is None or array("I").itemsize != 4:
         return None
-    view = memoryview(encode(text, {special}))
+    try:
+        view = memoryview(encode(text, {special}))
+    except UnicodeEncodeError:  # a lone surrogate: tiktoken's encode() replaces it, as below
+        return None
     if view.format not in ("I", "=I", "@I") or view.itemsize != 4:
         return None
     return view.tobytes()

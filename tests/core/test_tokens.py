@@ -366,3 +366,9 @@ def test_texts_encoded_together_count_the_same_without_the_buffer(
     assert joiner._encode_joined(texts) == want
     monkeypatch.setattr(tokens, "_token_words", lambda *args: None)  # (a tiktoken without it)
     assert joiner._encode_joined(texts) == want
+
+
+def test_texts_with_a_lone_surrogate_encoded_together_count_as_tiktoken_counts_them() -> None:
+    # (a JSON pad may escape one; tiktoken's encode() replaces it, its buffer would refuse it)
+    texts = [f"note {i} \ud800 kept" if i % 3 else f"note {i}" for i in range(tokens._BATCH_MIN)]
+    assert TokenCounter().count_many(texts) == [len(ENC.encode_ordinary(t)) for t in texts]
