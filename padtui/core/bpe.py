@@ -51,6 +51,9 @@ _ASCII = {
     r"|[0-9]{1,3}+| ?[^\t\n\x0b\x0c\r A-Za-z0-9]++[\r\n]*+"
     rf"|{_S}++\Z|{_S}*[\r\n]|{_S}+(?!{_NS})|{_S}"
 }
+# The files pinned here rank their lines in order (0, 1, 2, ...): tests/core/test_bpe.py
+# checks it, and tiktoken's encoder is loaded from them without reading the ranks.
+RANKS_IN_ORDER = frozenset(sha for _file, sha, _pattern in _SPECS.values())
 _HEAP_FROM = 48  # bytes of a piece above which its merges are ordered by a heap
 _MEMO_LIMIT = 200_000
 

@@ -152,7 +152,9 @@ def _load_bundled(name: str) -> Any:
         raise EncodingUnavailable(f"the bundled file {path} cannot be read: {exc}") from None
     if hashlib.sha256(trusted).hexdigest() != expected:
         raise EncodingUnavailable(f"the bundled file {path} is damaged (hash mismatch)")
-    ranks = parse_ranks(trusted, in_order=expected in _RANKS_IN_ORDER)
+    # (a file whose ranks are its line numbers, checked against its hash: not read, a
+    # seventh of the load)
+    ranks = parse_ranks(trusted, in_order=expected in bpe.RANKS_IN_ORDER)
     if ranks is None:  # not laid out as the bundled files are: tiktoken's parser reads it
         with _no_network(name):
             ranks = load_tiktoken_bpe(path, expected_hash=expected)
@@ -164,16 +166,10 @@ def _load_bundled(name: str) -> Any:
     )
 
 
-# The bundled files whose ranks are their line numbers (0, 1, 2, ...), by their SHA-256: the
-# ranks of such a file, once checked against its hash, need not be read (a seventh of its load).
-# tests/core/test_tokens.py holds each to what tiktoken's own parser reads.
-_RANKS_IN_ORDER = frozenset({"223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"})
-
-
 def parse_ranks(data: bytes, in_order: bool = False) -> dict[bytes, int] | None:
     """A tiktoken ranks file (``base64(token) rank``, a line each) read as tiktoken's
     ``load_tiktoken_bpe`` reads it, in bulk; None for a file not laid out so. ``in_order``:
-    the file is known to rank each line by its number (see ``_RANKS_IN_ORDER``)."""
+    the file is known to rank each line by its number (``bpe.RANKS_IN_ORDER``)."""
     import binascii
 
     words = data.split()

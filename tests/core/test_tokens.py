@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from padtui.cli import main
-from padtui.core import tokens
+from padtui.core import bpe, tokens
 from padtui.core.compaction import plan
 from padtui.core.errors import EncodingUnavailable
 from padtui.core.model import Pad, make_entry
@@ -247,7 +247,7 @@ def test_the_bundled_ranks_are_read_as_tiktoken_reads_them() -> None:
     ours = tokens.parse_ranks(Path(path).read_bytes())
     assert ours is not None and list(ours.items()) == list(theirs.items())
     # its ranks are its line numbers: they need not be read
-    assert expected in tokens._RANKS_IN_ORDER and len(tokens._RANKS_IN_ORDER) == 1
+    assert expected in bpe.RANKS_IN_ORDER and len(bpe.RANKS_IN_ORDER) == 1
     in_order = tokens.parse_ranks(Path(path).read_bytes(), in_order=True)
     assert in_order is not None and list(in_order.items()) == list(theirs.items())
     enc = tokens.load_encoding("cl100k_base")
