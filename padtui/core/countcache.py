@@ -113,9 +113,12 @@ def digit_shape(text: str) -> str:
     """``text`` with every ASCII digit a 0 where none is next to a character beyond ASCII,
     else ``text`` itself: what a count cache keys a text by when its encoding's counts
     do not depend on such digits (see :func:`digits_uniform` and ``CountCache.key``)."""
-    if text.isascii() or _MIXED_DIGITS.search(text) is None:
-        return text.translate(_ZERO_DIGITS)
-    return text
+    return text.translate(_ZERO_DIGITS) if _shaped(text) else text
+
+
+def _shaped(text: str) -> bool:
+    """Are ``text``'s digits put in their shape (no digit beside a character beyond ASCII)?"""
+    return text.isascii() or _MIXED_DIGITS.search(text) is None
 
 
 def digit_shapes(texts: Sequence[str]) -> list[str]:
@@ -130,8 +133,8 @@ def digit_shapes(texts: Sequence[str]) -> list[str]:
 
 def digits_free(counter: TokenCounter) -> bool:
     """Does ``counter`` count every text as it counts its :func:`digit_shape`? Its count
-    cache says (the file's, or the encoder's answer), else its encoder if it is loaded; no
-    where neither can."""
+    cache says (the file's, or the encoder's answer), else its encoder if it is loaded; False
+    where neither can say."""
     store = counter.store
     if store is not None and store.digits is not None:
         return store.digits
@@ -207,7 +210,7 @@ class CountCache:
 
     def key(self, text: str, digits: bool) -> bytes:
         data = text.encode("utf-8", "surrogatepass")
-        if digits and (text.isascii() or _MIXED_DIGITS.search(text) is None):
+        if digits and _shaped(text):  # (as digit_shape does; bytes translate faster)
             data = data.translate(_ZEROS)
         return hashlib.blake2b(data, digest_size=_KEY).digest()
 
@@ -234,8 +237,7 @@ class CountCache:
             if not new:
                 return [(None, None)] * len(texts)
             return [_known(*new[t]) if t in new else (None, None) for t in texts]
-        blake, zeros = hashlib.blake2b, _ZEROS
-        mixed = _MIXED_DIGITS.search
+        blake, zeros, shaped = hashlib.blake2b, _ZEROS, _shaped
         got: list[tuple[int | None, int | None]] = []
         keys: list[bytes | None] = []
         for text in texts:
@@ -245,7 +247,7 @@ class CountCache:
                 keys.append(None)
                 continue
             data = text.encode("utf-8", "surrogatepass")
-            if digits and (text.isascii() or mixed(text) is None):
+            if digits and shaped(text):
                 data = data.translate(zeros)
             k = blake(data, digest_size=_KEY).digest()
             keys.append(k)
