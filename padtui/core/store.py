@@ -310,14 +310,11 @@ def settling(
         elif started - since >= quiet:
             if now.data is None or now.st is None:
                 raise PadError(path, NO_SUCH_FILE)
-            if parsed is not None and parsed[0] == now.data:
-                if isinstance(parsed[1], PadError):
-                    raise parsed[1]
-                pad_file = parsed[1]
-            elif previous is not None and _same(previous, path, fmt, now.data):
-                pad_file = previous  # (read again as it was: not parsed again)
-            else:
-                pad_file = parse(path, now.data, fmt, previous)
+            if parsed is None or parsed[0] != now.data:
+                parsed = (now.data, _parse_ahead(path, now.data, fmt, previous))
+            if isinstance(parsed[1], PadError):
+                raise parsed[1]
+            pad_file = parsed[1]
             if fsio.still(now.st, now.target):
                 return Snapshot(path, now.target, pad_file, Stamp.of(now.st, now.data))
             seen, since = fsio.look(path), time.monotonic()
@@ -330,8 +327,8 @@ def settling(
 
 
 def _parse_ahead(path: str, data: bytes, fmt: str, previous: PadFile | None) -> PadFile | PadError:
-    """The parse of bytes not settled yet: what a settled read of them gives, or its
-    error (raised only if they settle so)."""
+    """The parse of bytes, or its error (raised only if they settle so): ``previous`` for
+    the bytes it was read from (not parsed again)."""
     if previous is not None and _same(previous, path, fmt, data):
         return previous
     try:
