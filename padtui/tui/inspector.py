@@ -367,8 +367,10 @@ class InspectorScreen(Screen[None]):
             if problem is not None:
                 self.notify(f"journal not read: {problem}", severity="warning")
             reading = await read_settled(insp.path, fmt=self.pad_format)
-            if reading.snapshot is not None:  # (sought while it is examined: see below)
-                file = reading.snapshot.file
+            file = reading.snapshot.file if reading.snapshot is not None else None
+            if file is not None and sum(not e.sealed for e in file.pad.entries) > RULES_AT_ONCE:
+                # (sought while it is examined, see find_unsealed_rules; fewer are found at
+                # once as it is drawn)
                 self._at_risk_ahead = file.pad
                 self.find_unsealed_rules(file.data, file.pad, insp.rule_map, self._rule_memo)
             # on screen first; the journal's append (an fsync, a large pad's blobs) follows
