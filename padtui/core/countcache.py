@@ -11,8 +11,9 @@ folder) is passed over too: the cache can only make a command faster, never fail
 files are safe to delete at any time.
 
 The file also keeps the order of the pad's texts, and of its entries, as last asked for,
-with a hash of each whole list: a re-run on a pad as it was hashes the list once and finds
-every row in place, instead of hashing each text to find its row.
+cut into runs with a hash of each (``padtui.core.runs``): a re-run on a pad as it was finds
+every row in place by its long runs, and one on a pad that changed in a few places finds the
+rows of the runs it had too, hashing only the texts of the runs that changed to find theirs.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
+from padtui.core import runs
 from padtui.core.claims import CLAIM_RULES
-from padtui.core.rules import RuleRows, strings_digest
+from padtui.core.rules import RuleRows
+from padtui.core.runs import Runs
 from padtui.core.tokens import DEFAULT_ENCODING, MAX_RUN, TokenCounter
 
-FORMAT = 3
+FORMAT = 4
 _MAGIC = b"padtui-counts\n"
 _KEY = 16  # bytes of a text's hash
 _SUM = 32  # bytes of the file's checksum (BLAKE2b of all that precedes it)
@@ -166,11 +169,11 @@ class CountCache:
         self._old: dict[bytes, tuple[int, int]] = {}
         self._keys: list[bytes] = []  # the file's rows: their keys, tokens and claims
         self._tokens, self._claims = array("I"), array("I")
-        # the texts the file's largest lookup asked for: their hash, and each one's row
-        self._order: tuple[bytes, array[int]] | None = None
+        # the texts the file's largest lookup asked for: their runs, and each one's row
+        self._order: tuple[Runs, array[int]] | None = None
         # this run's largest lookup: its texts, each one's key (None: the file's order's
-        # keys) with whether digits were kept out of them, and the hash of the texts
-        self._asked: tuple[Sequence[str], list[bytes | None] | None, bool, bytes | None] | None
+        # keys) with whether digits were kept out of them, and the texts' runs
+        self._asked: tuple[Sequence[str], list[bytes | None] | None, bool, Runs | None] | None
         self._asked = None
         self._keyed: dict[str, bytes] = {}  # texts hashed ahead of ``save`` (see ``prepare``)
         self._keyed_digits = False
@@ -223,48 +226,72 @@ class CountCache:
         new, old, hit = self._new, self._old, self._hit
         digits = bool(self.digits)
         largest = self._asked is None or len(texts) >= len(self._asked[0])
-        whole = None
-        if not new and self._order is not None and len(texts) == len(self._order[1]):
-            whole = texts_digest(texts)
-            rows = self._in_order(whole)
-            if rows is not None:  # (the texts an earlier run asked for: no text hashed)
-                if largest:
-                    self._asked = (texts, None, digits, whole)
-                return rows
+        now: Runs | None = None
+        again: list[tuple[int, int, int]] = []
+        if not new and self._order is not None:
+            before = self._order[0]
+            lengths, digest = list(map(len, texts)), runs.texts_digest(texts)
+            now, again = runs.match(b"texts", lengths, digest, before)
+            if now is before and len(texts) == len(self._order[1]):
+                rows = self._in_order()
+                if rows is not None:  # (the texts an earlier run asked for: no text hashed)
+                    if largest:
+                        self._asked = (texts, None, digits, now)
+                    return rows
         if not old:  # (no file: what this run learnt is found by the text itself)
             if largest:
-                self._asked = (texts, [None] * len(texts), digits, whole)
+                self._asked = (texts, [None] * len(texts), digits, now)
             if not new:
                 return [(None, None)] * len(texts)
             return [_known(*new[t]) if t in new else (None, None) for t in texts]
+        got: list[tuple[int | None, int | None]] = [(None, None)] * len(texts)
+        keys: list[bytes | None] = [None] * len(texts)
         blake, zeros, shaped = hashlib.blake2b, _ZEROS, _shaped
-        got: list[tuple[int | None, int | None]] = []
-        keys: list[bytes | None] = []
-        for text in texts:
+        for i in self._found_again(again, got, keys) if again else range(len(texts)):
+            text = texts[i]
             learnt = new.get(text)
             if learnt is not None:
-                got.append(_known(learnt[0], learnt[1]))
-                keys.append(None)
+                got[i] = _known(learnt[0], learnt[1])
                 continue
             data = text.encode("utf-8", "surrogatepass")
             if digits and shaped(text):
                 data = data.translate(zeros)
-            k = blake(data, digest_size=_KEY).digest()
-            keys.append(k)
+            k = keys[i] = blake(data, digest_size=_KEY).digest()
             row = old.get(k)
-            if row is None:
-                got.append((None, None))
-            else:
+            if row is not None:
                 hit[k] = row
-                got.append(_known(*row) if UNKNOWN in row else row)
+                got[i] = _known(*row) if UNKNOWN in row else row
         if largest:
-            self._asked = (texts, keys, digits, whole)
+            self._asked = (texts, keys, digits, now)
         return got
 
-    def _in_order(self, whole: bytes) -> list[tuple[int | None, int | None]] | None:
-        """The rows of the file's order, if its texts hash to ``whole`` and each row holds
-        both counts."""
-        if self._order is None or self._order[0] != whole:
+    def _found_again(
+        self,
+        again: list[tuple[int, int, int]],
+        got: list[tuple[int | None, int | None]],
+        keys: list[bytes | None],
+    ) -> list[int]:
+        """Fill ``got`` and ``keys`` for the runs of texts the file's order had too, where
+        each row holds both counts; the places of the texts left."""
+        assert self._order is not None
+        at, done = self._order[1], 0
+        left: list[int] = []
+        for start, end, was in again:
+            rows = at[was : was + end - start]
+            tokens = array("I", map(self._tokens.__getitem__, rows))
+            claims = array("I", map(self._claims.__getitem__, rows))
+            if UNKNOWN in tokens or UNKNOWN in claims:
+                continue
+            left += range(done, start)
+            got[start:end] = zip(tokens, claims, strict=True)
+            keys[start:end] = map(self._keys.__getitem__, rows)
+            done = end
+        left += range(done, len(got))
+        return left
+
+    def _in_order(self) -> list[tuple[int | None, int | None]] | None:
+        """The rows of the file's order, if each holds both counts."""
+        if self._order is None:
             return None
         at = self._order[1]
         tokens = array("I", map(self._tokens.__getitem__, at))
@@ -318,10 +345,10 @@ class CountCache:
         with self._lock:
             asked = self._asked
         if asked is not None and asked[3] is None and not until():
-            whole = texts_digest(asked[0])
+            now = text_runs(asked[0])  # (for the file)
             with self._lock:
                 if self._asked is asked:
-                    self._asked = (*asked[:3], whole)
+                    self._asked = (*asked[:3], now)
 
     def save(self) -> bool:
         """Write the file if this run learnt anything; never raises. False when it could
@@ -386,8 +413,8 @@ class CountCache:
         tokens, claims = array("I", counts[0]), array("I", counts[1])
         order = b""
         if self._asked is not None and asked is not None:
-            whole = self._asked[3] or texts_digest(self._asked[0])
-            order = _order_bytes(whole, asked, rows)
+            now = self._asked[3] or text_runs(self._asked[0])
+            order = _order_bytes(now, asked, rows)
         kept = self.rules.kept()
         none_keys = [k for k, found in kept.items() if not found]
         some = [[k.hex(), found] for k, found in kept.items() if found]
@@ -411,7 +438,7 @@ class CountCache:
         it was too long to keep)."""
         if self._asked is None or not 0 < len(self._asked[0]) <= LIMIT:
             return None
-        texts, keys, was, _whole = self._asked
+        texts, keys, was, _runs = self._asked
         if keys is None and self._order is not None:  # (the file's order, found again)
             return [self._keys[i] for i in self._order[1]]
         if keys is None or was != digits:
@@ -524,8 +551,8 @@ class RuleTable:
         self.hit: dict[bytes, RuleRows] = {}
         self.new: dict[bytes, RuleRows] = {}
         self.puts = 0
-        # the entries last asked for at once (``find_rules``): their key, and each one's
-        self.order: tuple[bytes, list[bytes]] | None = None
+        # the entries last asked for at once (``find_rules``): their runs, and each one's key
+        self.order: tuple[Runs, list[bytes]] | None = None
         self._order_here = 0  # the entries of the longest list asked for in this run
         self._order_hit = False  # (found again: its rows are kept before the others)
         self._lock = lock if lock is not None else threading.RLock()
@@ -544,25 +571,38 @@ class RuleTable:
             self.puts += 1
             self.new[key] = rows
 
-    def in_order(self, key: bytes) -> list[RuleRows] | None:
-        """The rules of each entry of a list asked for before (``key``: its ``order_key``)."""
+    def runs(self) -> Runs | None:
+        """The runs of the entries last asked for at once."""
         with self._lock:
-            if self.order is None or self.order[0] != key:
-                return None
-            new, old = self.new, self.old
-            got = [new[k] if k in new else old.get(k) for k in self.order[1]]
-            if None in got:
-                return None
-            self._order_hit = True
-            return cast(list[RuleRows], got)
+            return None if self.order is None else self.order[0]
 
-    def keep_order(self, key: bytes, keys: list[bytes]) -> None:
-        """The entries just asked for: their ``order_key`` and each one's ``rule_key``. The
-        longest list asked for in this run is kept (a live view asking again for a few
+    def found_again(
+        self, before: Runs, again: list[tuple[int, int, int]], n: int
+    ) -> tuple[list[bytes | None], list[RuleRows | None]]:
+        """The key and rules of each of ``n`` entries in the runs ``again`` that the entries
+        last asked for had too (``before``, their runs: ``padtui.core.runs.match``), None for
+        the others, and for all if another list was asked for since."""
+        keys: list[bytes | None] = [None] * n
+        found: list[RuleRows | None] = [None] * n
+        with self._lock:
+            if self.order is None or self.order[0] is not before:
+                return keys, found
+            kept, new, old = self.order[1], self.new, self.old
+            for start, end, was in again:
+                these = kept[was : was + end - start]
+                rows = [new[k] if k in new else old.get(k) for k in these]
+                if None not in rows:
+                    keys[start:end], found[start:end] = these, rows
+                    self._order_hit = True
+            return keys, found
+
+    def keep_order(self, runs: Runs, keys: list[bytes]) -> None:
+        """The entries just asked for: their ``entry_runs`` and each one's ``rule_key``.
+        The longest list asked for in this run is kept (a live view asking again for a few
         changed entries leaves the whole pad's order to the next run)."""
         with self._lock:
             if self._order_here <= len(keys) <= LIMIT:
-                self.order, self._order_here = (key, keys), len(keys)
+                self.order, self._order_here = (runs, keys), len(keys)
 
     def kept(self) -> dict[bytes, RuleRows]:
         """What the file keeps: this run's, then earlier ones, up to the limit."""
@@ -600,35 +640,53 @@ def _rule_rows(data: bytes) -> dict[bytes, RuleRows] | None:
     return out
 
 
-def texts_digest(texts: Sequence[str]) -> bytes:
-    """A hash of a list of texts, in order."""
-    h = hashlib.sha256(b"texts")  # (SHA-256 hashes long input fastest here)
-    strings_digest(h, texts)
-    return h.digest()[:_KEY]
+def text_runs(texts: Sequence[str]) -> Runs:
+    """The runs of a list of texts (see ``padtui.core.runs``)."""
+    return runs.of(b"texts", list(map(len, texts)), runs.texts_digest(texts))
 
 
-def _order_bytes(whole: bytes, keys: Sequence[bytes], table: dict[bytes, Any]) -> bytes:
-    """An order as the file keeps it: its hash, then the row of each key in ``table`` (the
-    rows as written); nothing when one is not among them."""
+def _order_bytes(order: Runs, keys: Sequence[bytes], table: dict[bytes, Any]) -> bytes:
+    """An order as the file keeps it: how many long and short runs, where each ends, each
+    one's hash, then the row of each key in ``table`` (the rows as written); nothing when
+    one is not among them."""
     at = dict(zip(table, range(len(table)), strict=True))
     rows = list(map(at.get, keys))
-    if not rows or None in rows:
+    if not rows or None in rows or not order.valid(len(rows)):
         return b""
-    return whole + array("I", cast(list[int], rows)).tobytes()
+    counts = [len(order.ends), len(order.short_ends)]
+    return b"".join(
+        [
+            array("I", [*counts, *order.ends, *order.short_ends]).tobytes(),
+            *order.digests,
+            *order.short_digests,
+            array("I", cast(list[int], rows)).tobytes(),
+        ]
+    )
 
 
-def _read_order(data: bytes, n: int) -> tuple[bytes, array[int]] | None:
+def _read_order(data: bytes, n: int) -> tuple[Runs, array[int]] | None:
     """An order as written (see ``_order_bytes``), None for none; raises ValueError for one
-    that is not (a row beyond the ``n`` written)."""
+    that is not (runs that do not tile its rows, a row beyond the ``n`` written)."""
     if not data:
         return None
-    if len(data) < _KEY or (len(data) - _KEY) % 4:
+    counts = array("I")
+    counts.frombytes(data[:8])
+    if len(counts) != 2:
+        raise ValueError("not an order")
+    long, short = counts
+    ends = array("I")
+    ends.frombytes(data[8 : 8 + 4 * (long + short)])
+    at = 8 + 4 * (long + short)
+    digests = [data[i : i + _KEY] for i in range(at, at + _KEY * (long + short), _KEY)]
+    at += _KEY * (long + short)
+    if len(ends) != long + short or len(data) < at or (len(data) - at) % 4:
         raise ValueError("not an order")
     rows = array("I")
-    rows.frombytes(data[_KEY:])
-    if not rows or max(rows) >= n:
+    rows.frombytes(data[at:])
+    order = Runs(ends[:long], digests[:long], ends[long:], digests[long:])
+    if not rows or max(rows) >= n or not order.valid(len(rows)):
         raise ValueError("not an order")
-    return data[:_KEY], rows
+    return order, rows
 
 
 def _known(n: int, c: int) -> tuple[int | None, int | None]:

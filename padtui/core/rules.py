@@ -22,11 +22,13 @@ from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import Any, Protocol, cast
 
+from padtui.core import runs
 from padtui.core.claims import split_claims
 from padtui.core.model import Entry, Pad
+from padtui.core.runs import Runs, strings_digest
 
 
 class _Lazy:
@@ -985,12 +987,15 @@ RuleRows = tuple[tuple[str, str, str | None, str | None, str | None], ...]
 
 class RuleMemo(Protocol):
     """Rules found before, by a key of what they depend on (see ``rule_key``); and those of
-    a whole list of entries, by a key of all they depend on (see ``order_key``)."""
+    a list of entries asked for before, by its runs (see ``entry_runs``)."""
 
     def get(self, key: bytes) -> RuleRows | None: ...
     def put(self, key: bytes, rows: RuleRows) -> None: ...
-    def in_order(self, key: bytes) -> list[RuleRows] | None: ...
-    def keep_order(self, key: bytes, keys: list[bytes]) -> None: ...
+    def runs(self) -> Runs | None: ...
+    def found_again(
+        self, before: Runs, again: list[tuple[int, int, int]], n: int
+    ) -> tuple[list[bytes | None], list[RuleRows | None]]: ...
+    def keep_order(self, runs: Runs, keys: list[bytes]) -> None: ...
 
 
 def find_rules(
@@ -1012,27 +1017,30 @@ def find_rules(
                 out += entry_rules(e, rule_map)
         return out
     stamp, get, put = _rules_stamp(rule_map.words), memo.get, memo.put
-    whole = order_key(entries, stamp)
-    known = memo.in_order(whole)
-    if known is not None and len(known) == len(entries):  # (the entries of an earlier run)
-        for e, kept in zip(entries, known, strict=True):
-            if kept:
-                out += [Rule(e.index, *row) for row in kept]
-        return out
-    keys = []
-    for e in entries:
-        key = rule_key(e, stamp)
-        keys.append(key)
+    seed, lengths, digest = entry_runs(entries, stamp)
+    before = memo.runs()
+    if before is None:
+        now = runs.of(seed, lengths, digest)
+        keys: list[bytes | None] = [None] * len(entries)
+        found: list[RuleRows | None] = [None] * len(entries)
+    else:  # (the runs of entries an earlier run had too: their keys and rules kept)
+        now, again = runs.match(seed, lengths, digest, before)
+        keys, found = memo.found_again(before, again, len(entries))
+    for i in [i for i, k in enumerate(keys) if k is None] if None in keys else ():
+        e = entries[i]
+        key = keys[i] = rule_key(e, stamp)
         rows = get(key)
         if rows is None:
             rows = ()
             if may_hold_rules(e, rule_map):
-                found = entry_rules(e, rule_map)
-                rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in found)
+                got = entry_rules(e, rule_map)
+                rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in got)
             put(key, rows)
+        found[i] = rows
+    for e, rows in zip(entries, found, strict=True):
         if rows:
             out += [Rule(e.index, *row) for row in rows]
-    memo.keep_order(whole, keys)
+    memo.keep_order(now, cast(list[bytes], keys))
     return out
 
 
@@ -1048,27 +1056,20 @@ def rule_key(entry: Entry, stamp: Any) -> bytes:
     return digest
 
 
-def order_key(entries: Sequence[Entry], stamp: Any) -> bytes:
-    """What the rules of a list of entries depend on, hashed at once: each one's kind, text
-    and headings, in order, with ``stamp`` (see ``rule_key``)."""
-    import hashlib
-
-    h = hashlib.sha256(stamp.digest())  # (SHA-256 hashes long input fastest here)
-    strings_digest(h, [e.kind for e in entries])
-    strings_digest(h, [e.text for e in entries])
+def entry_runs(entries: Sequence[Entry], stamp: Any) -> tuple[bytes, list[int], runs.Digest]:
+    """How a list of entries is cut into runs and hashed (see ``padtui.core.runs``): by
+    what their rules depend on, each one's kind, text and headings, with ``stamp`` (see
+    ``rule_key``)."""
+    kinds = [e.kind for e in entries]
+    texts = [e.text for e in entries]
     contexts = [e.context for e in entries]
-    h.update(array("Q", [len(contexts), *map(len, contexts)]).tobytes())
-    strings_digest(h, [title for context in contexts for title in context])
-    digest: bytes = h.digest()[:16]
-    return digest
 
+    def digest(h: Any, start: int, end: int) -> None:
+        around = contexts[start:end]
+        h.update(array("Q", [end - start, *map(len, around)]).tobytes())
+        strings_digest(h, kinds[start:end] + texts[start:end] + list(chain.from_iterable(around)))
 
-def strings_digest(h: Any, strings: Sequence[str]) -> None:
-    """Feed a list of strings to the hash ``h``, so that no other list feeds the same bytes:
-    how many, their lengths, then their characters."""
-    h.update(array("Q", [len(strings), *map(len, strings)]).tobytes())
-    for at in range(0, len(strings), 256):  # (in pieces: one copy of a large pad costs more)
-        h.update("".join(strings[at : at + 256]).encode("utf-8", "surrogatepass"))
+    return stamp.digest(), list(map(len, texts)), digest
 
 
 @lru_cache(maxsize=64)

@@ -23,6 +23,7 @@ from padtui.core.compaction import plan
 from padtui.core.countcache import CountCache, digits_uniform
 from padtui.core.model import Pad, make_entry
 from padtui.core.tokens import DEFAULT_ENCODING, TokenCounter, counter_for, encoder_threads
+from tests.core.test_runs import EDITS, edited
 
 FRESH = counter_for()
 PROPS = settings(max_examples=200, deadline=None)
@@ -103,6 +104,54 @@ def test_the_texts_of_an_earlier_run_in_any_order_get_their_fresh_counts(
             tokens, claims = counter.start_with_claims(wanted)()
             assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in wanted]
             assert counter.store is not None and counter.store.save()
+
+
+@settings(max_examples=40, deadline=None)
+@given(before=st.lists(texts, min_size=1, max_size=200), changes=EDITS)
+def test_a_long_list_edited_gets_its_fresh_counts_run_after_run(
+    before: list[str], changes: list[tuple[str, int, str]]
+) -> None:
+    """A pad's texts found again run by run, after texts changed, added, removed or moved
+    (and as they were before, and after again): each text gets its fresh counts."""
+    after = edited(before, changes)
+    with tempfile.TemporaryDirectory() as folder:
+        _warm(folder, before)
+        for wanted in (after, before, after, after):
+            counter = _cached_counter(folder)
+            tokens, claims = counter.start_with_claims(wanted)()
+            assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in wanted]
+            assert counter.store is not None and counter.store.save()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    before=st.lists(
+        st.tuples(st.sampled_from(["note", "constraint", "fact"]), texts, st.booleans()),
+        min_size=1,
+        max_size=150,
+    ),
+    changes=EDITS,
+)
+def test_rules_of_a_long_pad_edited_are_those_found_afresh(
+    before: list[tuple[str, str, bool]], changes: list[tuple[str, int, str]]
+) -> None:
+    """An entry's rules found again run by run follow its kind, text and headings: after
+    entries changed, added, removed or moved, the rules read back are those found afresh."""
+    from padtui.core.rules import find_rules
+
+    def pad_of(rows: list[tuple[str, str, bool]]) -> Pad:
+        made = [make_entry(kind, f"Never {text}" if rule else text) for kind, text, rule in rows]
+        return Pad.of(replace(e, context=("Lessons",) if i % 5 else ()) for i, e in enumerate(made))
+
+    keyed = {text: row for row in before for text in [row[1]]}
+    after = [keyed.get(t, ("note", t, True)) for t in edited([r[1] for r in before], changes)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "pad.counts")
+        for rows in (before, after, before, after):
+            cache = CountCache(path, DEFAULT_ENCODING)
+            pad = pad_of(rows)
+            assert find_rules(pad, memo=cache.rules) == find_rules(pad)
+            assert cache.save()
 
 
 @pytest.mark.parametrize("ahead", ["none", "some", "all"])
@@ -195,6 +244,40 @@ def test_a_wrong_checksum_or_an_overlong_file_is_passed_over(tmp_path: Path) -> 
     _passed_over(str(tmp_path))
     path.write_bytes(data + b"\0")
     _passed_over(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda ends: [*ends[:-1], ends[-1] + 1],  # (beyond the rows)
+        lambda ends: [ends[1], ends[0], *ends[2:]],  # (not in order)
+        lambda ends: [0, *ends[1:]],  # (an empty run)
+    ],
+)
+def test_an_order_whose_runs_do_not_tile_its_rows_is_passed_over(
+    tmp_path: Path, damage: Any
+) -> None:
+    """A file whose checksum holds but whose order of texts is cut wrongly (as a file of
+    another program might be): passed over, its counts found afresh."""
+    import hashlib
+    import json
+    from array import array
+
+    many = [f"Step {i}: export the ledger" + " again" * (i % 7) for i in range(300)]
+    _warm(str(tmp_path), many)
+    body = Path(tmp_path, "pad.counts").read_bytes()[:-32]
+    meta = json.loads(body[len(countcache._MAGIC) : body.index(b"\n", len(countcache._MAGIC))])
+    at = len(body) - meta["rules_asked"] - meta["asked"]
+    long, short = array("I", body[at : at + 8])
+    ends = array("I", body[at + 8 : at + 8 + 4 * (long + short)])
+    assert long > 1 and ends[long - 1] == ends[-1] == len(many)  # (the long runs', the short)
+    ends[:long] = array("I", damage(list(ends[:long])))
+    body = body[: at + 8] + ends.tobytes() + body[at + 8 + 4 * (long + short) :]
+    Path(tmp_path, "pad.counts").write_bytes(body + hashlib.blake2b(body, digest_size=32).digest())
+    counter = _cached_counter(str(tmp_path))
+    assert counter.store is not None and not counter.store.warm  # (nothing read)
+    tokens, claims = counter.start_with_claims(many)()
+    assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in many]
 
 
 @pytest.mark.parametrize(
@@ -524,3 +607,20 @@ def test_a_few_entries_asked_for_again_leave_the_whole_pads_order_to_the_next_ru
     assert again.rules.order is not None and len(again.rules.order[1]) == len(pad.entries)
     assert find_rules(pad, memo=again.rules) == whole
     assert again.rules._order_hit  # (found by the whole pad's one hash)
+
+
+def test_runs_found_against_a_list_since_replaced_give_no_rules(tmp_path: Path) -> None:
+    """Threads share a cache: runs matched against the entries last asked for, when another
+    thread has asked for a longer list since, find nothing (its keys are another list's)."""
+    from padtui.core.rules import find_rules
+
+    first = Pad.of(make_entry("note", f"Never touch table {i}.") for i in range(40))
+    longer = Pad.of(make_entry("note", f"Always read page {i}.") for i in range(80))
+    cache = CountCache(str(tmp_path / "counts"), DEFAULT_ENCODING)
+    find_rules(first, memo=cache.rules)
+    before = cache.rules.runs()
+    assert before is not None
+    keys, found = cache.rules.found_again(before, [(0, 40, 0)], 40)
+    assert None not in keys and None not in found
+    find_rules(longer, memo=cache.rules)
+    assert cache.rules.found_again(before, [(0, 40, 0)], 40) == ([None] * 40, [None] * 40)

@@ -1,0 +1,156 @@
+"""A long list (a pad's texts, its entries) cut into runs, each run hashed: a list as it was
+is found again by one hash, and a list that changed in a few places run by run, so that only
+the items of the runs that changed are hashed one by one (a re-run after 1 % of a large
+pad's entries changed hashes about a sixth of them, not all).
+
+Runs come in two sizes. Long runs (:data:`LONG` items on average) are hashed first: few, so a
+list as it was costs little more than one hash of all of it. Only where a long run is not
+found again is it cut into short runs (:data:`RUN` items on average), each hashed and sought
+among the short runs the list had before.
+
+A run ends after an item whose length is a multiple of its size, or after four times its
+size of items: where runs end depends on the items near the end alone, so an item added or
+removed moves only the runs beside it, not all those after it. Short runs are cut within
+each long run, and each run's hash holds how many items it has and their lengths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import pairwise
+from typing import Any
+
+RUN = 16  # items a short run holds, on average, in a list of varied lengths
+LONG = 4 * RUN  # ... and a long run
+KEY = 16  # bytes of a hash
+
+# feed the items from start to end to a hash
+Digest = Callable[[Any, int, int], None]
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Where each long run of a list ends (the index after its last item) and each one's
+    hash; the same of its short runs (every long run's end is a short run's end)."""
+
+    ends: Sequence[int]
+    digests: Sequence[bytes]
+    short_ends: Sequence[int]
+    short_digests: Sequence[bytes]
+
+    @cached_property
+    def whole(self) -> bytes:
+        """The hash of the whole list."""
+        return hashlib.sha256(b"runs" + b"".join(self.digests)).digest()[:KEY]
+
+    def valid(self, n: int) -> bool:
+        """Do these runs tile a list of ``n`` items, long and short alike?"""
+        for ends in (self.ends, self.short_ends):
+            if not ends or ends[0] <= 0 or ends[-1] != n:
+                return False
+            if any(a >= b for a, b in pairwise(ends)):
+                return False
+        return set(self.ends) <= set(self.short_ends)
+
+
+def cut(lengths: Sequence[int], size: int, start: int, stop: int) -> list[int]:
+    """Where each run of ``size`` items on average ends, of the items from ``start`` to
+    ``stop`` of a list of items of these lengths."""
+    out: list[int] = []
+    last, longest = start, 4 * size
+    ends = [n for n in range(start + 1, stop + 1) if not lengths[n - 1] % size]
+    for end in (*ends, stop):
+        while end - last > longest:
+            last += longest
+            out.append(last)
+        if end > last:
+            out.append(end)
+            last = end
+    return out
+
+
+def _hashed(seed: Any, digest: Digest, start: int, ends: list[int]) -> list[bytes]:
+    out = []
+    for end in ends:
+        h = seed.copy()
+        digest(h, start, end)
+        out.append(h.digest()[:KEY])
+        start = end
+    return out
+
+
+def of(seed: bytes, lengths: Sequence[int], digest: Digest) -> Runs:
+    """The runs of a list of items of these lengths, with ``digest`` (feeding a hash begun
+    with ``seed``: SHA-256, which hashes long input fastest here)."""
+    base = hashlib.sha256(seed)
+    ends = cut(lengths, LONG, 0, len(lengths))
+    short_ends: list[int] = []
+    start = 0
+    for end in ends:
+        short_ends += cut(lengths, RUN, start, end)
+        start = end
+    digests, short_digests = _hashed(base, digest, 0, ends), _hashed(base, digest, 0, short_ends)
+    return Runs(ends, digests, short_ends, short_digests)
+
+
+def match(
+    seed: bytes, lengths: Sequence[int], digest: Digest, before: Runs
+) -> tuple[Runs, list[tuple[int, int, int]]]:
+    """The runs of a list (as :func:`of` gives), and the runs that the list ``before`` had
+    too: (start, end, start before) each. A list as it was is ``before`` itself."""
+    base = hashlib.sha256(seed)
+    n = len(lengths)
+    ends = cut(lengths, LONG, 0, n)
+    digests = _hashed(base, digest, 0, ends)
+    if digests == list(before.digests) and list(ends) == list(before.ends):
+        return before, [(0, n, 0)] if n else []
+    long_at = dict(zip(before.digests, [0, *before.ends][:-1], strict=True))
+    short_at: dict[bytes, int] | None = None
+    old_ends, old_digests = before.short_ends, before.short_digests
+    again: list[tuple[int, int, int]] = []
+    short_ends: list[int] = []
+    short_digests: list[bytes] = []
+    start = 0
+    for end, d in zip(ends, digests, strict=True):
+        was = long_at.get(d)
+        if was is not None:  # (its short runs are those it had, moved)
+            again.append((start, end, was))
+            lo, hi = bisect_right(old_ends, was), bisect_right(old_ends, was + end - start)
+            short_ends += [e - was + start for e in old_ends[lo:hi]]
+            short_digests += old_digests[lo:hi]
+        else:
+            these = cut(lengths, RUN, start, end)
+            hashed = _hashed(base, digest, start, these)
+            if short_at is None:
+                short_at = dict(zip(old_digests, [0, *old_ends][:-1], strict=True))
+            at = start
+            for e, sd in zip(these, hashed, strict=True):
+                if (w := short_at.get(sd)) is not None:
+                    again.append((at, e, w))
+                at = e
+            short_ends += these
+            short_digests += hashed
+        start = end
+    return Runs(ends, digests, short_ends, short_digests), again
+
+
+def strings_digest(h: Any, strings: Sequence[str]) -> None:
+    """Feed a list of strings to the hash ``h``, so that no other list feeds the same bytes:
+    how many, their lengths, then their characters."""
+    h.update(array("Q", [len(strings), *map(len, strings)]).tobytes())
+    for at in range(0, len(strings), 256):  # (in pieces: one copy of a large pad costs more)
+        h.update("".join(strings[at : at + 256]).encode("utf-8", "surrogatepass"))
+
+
+def texts_digest(texts: Sequence[str]) -> Digest:
+    """The digest of the runs of a list of texts."""
+
+    def digest(h: Any, start: int, end: int) -> None:
+        strings_digest(h, texts[start:end])
+
+    return digest
