@@ -166,7 +166,7 @@ class CountCache:
             "claims": CLAIM_RULES,
             "max_run": MAX_RUN,
         }
-        self._old: dict[bytes, tuple[int, int]] = {}
+        self._old_rows: dict[bytes, tuple[int, int]] | None = {}  # (None: not made yet)
         self._keys: list[bytes] = []  # the file's rows: their keys, tokens and claims
         self._tokens, self._claims = array("I"), array("I")
         # the texts the file's largest lookup asked for: their runs, and each one's row
@@ -196,7 +196,16 @@ class CountCache:
     @property
     def warm(self) -> bool:
         """Were counts read from a file (so a run may well not need the encoder)?"""
-        return bool(self._old)
+        return bool(self._keys)
+
+    @property
+    def _old(self) -> dict[bytes, tuple[int, int]]:
+        """The file's counts by key, made when first asked for (a re-run of a pad as it was
+        finds its rows in place and never asks)."""
+        if self._old_rows is None:
+            rows = zip(self._tokens, self._claims, strict=True)
+            self._old_rows = dict(zip(self._keys, rows, strict=True))
+        return self._old_rows
 
     @property
     def changed(self) -> bool:
@@ -223,7 +232,7 @@ class CountCache:
             return self._lookup(texts)
 
     def _lookup(self, texts: Sequence[str]) -> list[tuple[int | None, int | None]]:
-        new, old, hit = self._new, self._old, self._hit
+        new, hit = self._new, self._hit
         digits = bool(self.digits)
         largest = self._asked is None or len(texts) >= len(self._asked[0])
         now: Runs | None = None
@@ -238,12 +247,13 @@ class CountCache:
                     if largest:
                         self._asked = (texts, None, digits, now)
                     return rows
-        if not old:  # (no file: what this run learnt is found by the text itself)
+        if not self._keys:  # (no file: what this run learnt is found by the text itself)
             if largest:
                 self._asked = (texts, [None] * len(texts), digits, now)
             if not new:
                 return [(None, None)] * len(texts)
             return [_known(*new[t]) if t in new else (None, None) for t in texts]
+        old = self._old
         got: list[tuple[int | None, int | None]] = [(None, None)] * len(texts)
         keys: list[bytes | None] = [None] * len(texts)
         blake, zeros, shaped = hashlib.blake2b, _ZEROS, _shaped
@@ -503,12 +513,12 @@ class CountCache:
             rules_order = _read_order(rows[at_order + asked :], len(table))
         except ValueError:
             return
-        self._old = dict(zip(keys, zip(tokens, claims, strict=True), strict=True))
         self._keys, self._tokens, self._claims, self._order = keys, tokens, claims, order
+        self._old_rows = None
         self.rules.old = dict.fromkeys(none_keys, ())
         self.rules.old.update(found)
         if rules_order is not None:
-            self.rules.order = (rules_order[0], [table[i] for i in rules_order[1]])
+            self.rules.order = (rules_order[0], list(map(table.__getitem__, rules_order[1])))
         self.digits = digits
 
 
