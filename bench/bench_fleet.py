@@ -60,7 +60,7 @@ async def run(
 ) -> dict[str, Any]:
     from textual import events
 
-    from padtui.tui.fleet import FleetApp
+    from padtui.tui.fleet import FleetApp, FleetTable
 
     for i in range(pads):
         entries = padgen.pad_entries(tokens, seed=i)
@@ -76,6 +76,14 @@ async def run(
             frames.append(time.perf_counter())
 
     app._display = hooked_display  # type: ignore[method-assign]
+    moves: list[float] = []  # when the table's cursor moved
+    watch_cursor = FleetTable.watch_cursor
+
+    def hooked_watch_cursor(table: Any, old: int, new: int) -> None:
+        moves.append(time.perf_counter())
+        watch_cursor(table, old, new)
+
+    FleetTable.watch_cursor = hooked_watch_cursor  # type: ignore[method-assign,assignment]
     staleness: list[float] = []  # ms from a save to its row on screen
     show = app._show
 
@@ -135,11 +143,13 @@ async def run(
             app.post_message(events.Key("down" if down else "up", None))
             while table.cursor == row and time.perf_counter() - start < 5:
                 await asyncio.sleep(0.001)
-            moved = time.perf_counter()
-            n_frames = len(frames)
-            while len(frames) == n_frames and time.perf_counter() - start < 5:
+            # the first frame composited once the cursor moved shows the key (it may come
+            # before this loop, polling under load, finds the move: it counts all the same)
+            moved = max([start, *(t for t in moves[-2:] if t >= start)])
+            while not (frames and frames[-1] >= moved) and time.perf_counter() - start < 5:
                 await asyncio.sleep(0.001)
-            keys.append(((frames[-1] if len(frames) > n_frames else moved) - start) * 1000)
+            shown = next((t for t in frames if t >= moved), moved)
+            keys.append((shown - start) * 1000)
             down = not down
         await asyncio.to_thread(writer.wait)
         work = cpu() - cpu0
