@@ -669,7 +669,7 @@ class InspectorScreen(Screen[None]):
             ):
                 row = plain.get(id(e))
                 if row is None or row.entry is not e:
-                    row = Row(e, cost, hazard=e.protected and not e.sealed)
+                    row = Row.plain(e, cost)
                 self._plain_rows[id(e)] = row
             else:
                 row = Row(
@@ -718,6 +718,9 @@ class InspectorScreen(Screen[None]):
     def _draw_whole(self) -> None:
         if not self._drawn_whole:
             self._drawn_whole = True
+            # (the pad in memory set aside first: the rows of all its entries, made at once,
+            # would otherwise start a full collection over it, most of the time this takes)
+            settle_memory()
             if self.inspection.versions:
                 self._draw_panes()
 
@@ -1227,7 +1230,7 @@ def _rows_after(
     mid_sealed: list[Row] = []
     mid_rewritable: list[Row] = []
     for e, cost in zip(entries[a:end], costs[a:end], strict=True):
-        row = Row(e, cost, hazard=e.protected and not e.sealed)
+        row = Row.plain(e, cost)
         (mid_sealed if e.sealed else mid_rewritable).append(row)
     return (
         [*sealed[:sa], *mid_sealed, *sealed[len(sealed) - st :]],

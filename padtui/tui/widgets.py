@@ -58,6 +58,20 @@ class Row:
     rules: int = 0  # in a trial: the rules in it, unsealed, that a pass may drop
     limit: tuple[int, int] | None = None  # a Letta block: its characters, and its limit
 
+    @classmethod
+    def plain(cls, entry: Entry, tokens: int) -> Row:
+        """``Row(entry, tokens, hazard=...)``, a row with no mark but its hazard, made the
+        fast way (its ``__dict__`` set at once: a frozen dataclass sets its fields one by
+        one, most of the cost of the rows of a pad of 20,000 entries)."""
+        row: Row = _new(cls)
+        hazard = entry.protected and not entry.sealed
+        _set(row, "__dict__", {**_PLAIN, "entry": entry, "tokens": tokens, "hazard": hazard})
+        return row
+
+
+_new, _set = object.__new__, object.__setattr__
+_PLAIN = {f.name: f.default for f in fields(Row) if f.name not in ("entry", "tokens")}
+
 
 def _head(row: Row) -> list[tuple[str, str]]:
     """The first line of a row, as (text, style) pieces: ``kind  id  N tok`` and its flags."""
@@ -284,6 +298,11 @@ class EntryPane(PagedList):
             if hit is not None:
                 old[id(r.entry)] = hit
         middle = rows[a : len(rows) - t]
+        if not old:  # (rows only added, as when a large pad's first rows become all of them)
+            fresh = [Option(RowVisual(r)) for r in middle]
+            for r, option in zip(middle, fresh, strict=True):
+                by_entry.setdefault(id(r.entry), (r, option))
+            return [*shown[:a], *fresh, *shown[len(shown) - t :]]
         options: list[Option | None] = []
         unmatched: list[int] = []
         for i, r in enumerate(middle):
