@@ -1,7 +1,7 @@
 """A long list (a pad's texts, its entries) cut into runs, each run hashed: a list as it was
-is found again by one hash, and a list that changed in a few places run by run, so that only
-the items of the runs that changed are hashed one by one (a re-run after 1 % of a large
-pad's entries changed hashes about a sixth of them, not all).
+is found again by its runs' hashes, and a list that changed in a few places run by run, so
+that only the items of the runs that changed are hashed one by one (an edit or two of a large
+pad: the entries beside them; 1 % of its entries changed at random: about a quarter of them).
 
 Runs come in two sizes. Long runs (:data:`LONG` items on average) are hashed first: few, so a
 list as it was costs little more than one hash of all of it. Only where a long run is not
@@ -143,6 +143,9 @@ def strings_digest(h: Any, strings: Sequence[str]) -> None:
     """Feed a list of strings to the hash ``h``, so that no other list feeds the same bytes:
     how many, their lengths, then their characters."""
     h.update(array("Q", [len(strings), *map(len, strings)]).tobytes())
+    if len(strings) <= 256:  # (a run's)
+        h.update("".join(strings).encode("utf-8", "surrogatepass"))
+        return
     for at in range(0, len(strings), 256):  # (in pieces: one copy of a large pad costs more)
         h.update("".join(strings[at : at + 256]).encode("utf-8", "surrogatepass"))
 
