@@ -3,11 +3,13 @@
 Run: python bench/bench_check_cache.py [--tokens 4000 200000 1000000] [--pairs 9]
 
 For each pad size (a synthetic pad from bench/padgen.py, as bench_check_vs_baseline.py makes
-it, both programs first checked to make the same decision) and each of three situations:
+it, both programs first checked to make the same decision) and each of four situations:
 
 - cold: no count cache (the folder is emptied before each padtui run, which then writes it);
-- changed: the pad re-checked after 1 % of its entries changed (each padtui run starts from
-  the cache the pad before the change left, and writes the new counts back);
+- changed: the pad re-checked after 1 % of its entries changed, at random (each padtui run
+  starts from the cache the pad before the change left, and writes the new counts back);
+- edited: the same after an agent's kind of save: three entries near the end edited and one
+  added after them;
 - unchanged: the pad checked again, as it is (the cache of the same pad; nothing written).
 
 `padtui check` (default policy, strict) and the baseline (bench/baseline_seed.py: the seed's
@@ -37,7 +39,7 @@ sys.path.insert(0, HERE)
 import padgen  # noqa: E402
 from bench_check_vs_baseline import BASELINE, MARKS, agree, child_env, dump, pct, run  # noqa: E402
 
-SITUATIONS = ("cold", "changed", "unchanged")
+SITUATIONS = ("cold", "changed", "edited", "unchanged")
 
 # --steps: where a cold check's time goes, in a fresh process (no count cache)
 STEPS = (
@@ -87,6 +89,24 @@ def changed_copy(pad: str, out: str, share: float = 0.01, seed: int = 11) -> int
     with open(out, "w", encoding="utf-8") as f:
         json.dump(doc, f, ensure_ascii=False, indent=1)
     return len(chosen)
+
+
+def edited_copy(pad: str, out: str) -> int:
+    """``pad`` with three of its last 50 rewritable entries edited (a sentence added) and an
+    entry added after the last, written to ``out``; how many were changed or added."""
+    with open(pad, encoding="utf-8") as f:
+        doc = json.load(f)
+    entries = doc["entries"]
+    rewritable = [i for i, e in enumerate(entries) if not e.get("sealed")]
+    for i in rewritable[-40:-37]:
+        entries[i]["text"] += " Revised after the last run."
+    entries.append(
+        dict(entries[rewritable[-1]], text="New lesson: never retry writes after a 5xx.")
+    )
+    entries[-1].pop("id", None)
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=1)
+    return 4
 
 
 def load() -> str:
@@ -186,7 +206,8 @@ def main() -> None:
                 else:
                     # the changed pad takes the original's place (its cache file is the
                     # pad's path's), so each run starts from the cache the original left
-                    n = changed_copy(pad, changed)
+                    made = changed_copy if situation == "changed" else edited_copy
+                    n = made(pad, changed)
                     original = pad + ".original"
                     shutil.copy(pad, original)
                     empty()
