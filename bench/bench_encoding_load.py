@@ -5,7 +5,8 @@ Each figure is the median of ``--runs`` fresh Python processes, each timing
 of another checkout (say, the main branch's) for a comparison; with ``--cache DIR`` its cache
 of ranks, if it keeps one, lives in DIR and is warmed by one run first.
 
-``--ranks`` times only the making of the ranks dict, in one process, three ways.
+``--ranks`` times only the making of the ranks dict, in one process, four ways (padtui's
+for the file it pins: the ranks known to be its line numbers, as it loads them).
 
 Run: python bench/bench_encoding_load.py [--runs 15] [--root PATH] [--cache DIR] [--tiktoken]
      python bench/bench_encoding_load.py --ranks [--runs 15]
@@ -53,9 +54,10 @@ def once(root: str | None, cache: str, probe: str = PROBE) -> float:
 
 
 def ranks_in_process(runs: int) -> None:
-    """The ranks alone, three ways, in this process (min and median of ``runs``): tiktoken's
-    parser, padtui's (the file's SHA-256 checked first), and the marshal cache padtui kept
-    before (one file of the parsed ranks with its SHA-256, as it was read)."""
+    """The ranks alone, four ways, in this process (min and median of ``runs``): tiktoken's
+    parser, padtui's (the file's SHA-256 checked first), padtui's for the file it pins (its
+    ranks in line order, not read), and the marshal cache padtui kept before (one file of the
+    parsed ranks with its SHA-256, as it was read)."""
     import hashlib
     import marshal
     import time
@@ -78,15 +80,17 @@ def ranks_in_process(runs: int) -> None:
             assert hashlib.sha256(blob[32:]).digest() == blob[:32]
             return marshal.loads(blob[32:])["mergeable_ranks"]
 
-        def padtui_parse() -> object:
+        def padtui_parse(in_order: bool) -> object:
             with open(path, "rb") as g:
                 data = g.read()
             assert hashlib.sha256(data).hexdigest() == expected
-            return tokens.parse_ranks(data)
+            return tokens.parse_ranks(data, in_order=in_order)
 
         ways = {
             "tiktoken's load_tiktoken_bpe": lambda: offline.load_tiktoken_bpe(path, expected),
-            "padtui: SHA-256 + parse_ranks": padtui_parse,
+            "padtui: SHA-256 + parse_ranks": lambda: padtui_parse(False),
+            # (what padtui does with the file it pins: its ranks are its line numbers)
+            "padtui: the same, ranks in order": lambda: padtui_parse(True),
             "before: the marshal rank cache": marshal_cache,
         }
         for name, way in ways.items():
