@@ -270,6 +270,7 @@ class FleetTable(ScrollView, can_focus=True):
         self.cells: dict[str, list[Text]] = {}
         self._strips: dict[str, Strip] = {}  # each row rendered (without the cursor)
         self.name_width = 12
+        self._moved = False  # has a person moved the cursor (a key, a click)?
 
     def widths(self) -> tuple[list[int], int]:
         """Each column's width, and the gap between columns, at the table's width: the
@@ -296,7 +297,8 @@ class FleetTable(ScrollView, can_focus=True):
     def set_row(self, name: str, cells: list[Text]) -> None:
         """Add the row, or change it (only its own strip is rendered again)."""
         if name not in self.cells:
-            keep = self.highlighted
+            # (the cursor stays on the pad a person put it on; until then, on the top row)
+            keep = self.highlighted if self._moved else None
             bisect.insort(self.names, name)
             width = min(max(len(name), self.name_width), NAME_WIDTH)
             if width != self.name_width:  # (every row lines up again)
@@ -380,6 +382,7 @@ class FleetTable(ScrollView, can_focus=True):
 
     def _move_to(self, index: int) -> None:
         if self.names:
+            self._moved = True
             self.cursor = max(0, min(index, len(self.names) - 1))
 
     def action_cursor(self, step: int) -> None:

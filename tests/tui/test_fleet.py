@@ -331,3 +331,22 @@ def test_the_fleet_shows_every_name_padtui_reads_and_no_hidden_save() -> None:
         assert is_pad_name(name)
     for name in (".pad.json", ".notes.md", "pad.json.tmp", "notes.txt", ".pad.json.padtui-x.tmp"):
         assert not is_pad_name(name)
+
+
+async def test_the_cursor_starts_on_the_top_row_and_stays_on_the_pad_a_person_chose(
+    tmp_path: Path,
+) -> None:
+    """However the first look orders its reads, the cursor is on the top row when the table
+    is shown (enter opens what is highlighted); once a person moves it, it stays on that
+    pad as rows are added above it."""
+    for i in range(12):
+        write_atomic(tmp_path / f"agent-{i:02}.json", json.dumps({"entries": []}))
+    async with fleet(tmp_path) as f:
+        assert f.names()[0] == "agent-00.json"
+        assert f.app.highlighted == "agent-00.json"
+        await f.pilot.press("down", "down")
+        assert f.app.highlighted == "agent-02.json"
+        write_atomic(tmp_path / "a-first.json", json.dumps({"entries": []}))
+        await f.until(lambda: f.has_row("a-first.json"), "the new pad's row")
+        assert f.names()[0] == "a-first.json"
+        assert f.app.highlighted == "agent-02.json"
