@@ -43,7 +43,10 @@ _SUM = 32  # bytes of the file's checksum (BLAKE2b of all that precedes it)
 LIMIT = 250_000  # texts (and entries' rules) kept in one file: about 6 MiB (and 4 MiB)
 _MAX_RULES = 16 << 20  # bytes of the rules found (as JSON): more are not kept
 # (and the order of the texts last asked for, and of the entries whose rules were: a row each)
-_MAX_FILE = len(_MAGIC) + 4096 + LIMIT * (_KEY + 8 + _KEY + 8) + 2 * _KEY + _MAX_RULES + _SUM
+# (and each order's runs: a run holds at least a quarter of its size of items, but the last
+# of a list, and the last short run of each long one)
+_MAX_RUNS = 8 + (LIMIT // (runs.RUN // 4) + 2 * (LIMIT // (runs.LONG // 4)) + 8) * (4 + _KEY)
+_MAX_FILE = len(_MAGIC) + 4096 + LIMIT * (_KEY + 8 + _KEY + 8) + 2 * _MAX_RUNS + _MAX_RULES + _SUM
 UNKNOWN = 0xFFFFFFFF  # a count not known (a text whose tokens, or claims, were not asked)
 _ZEROS = bytes.maketrans(b"123456789", b"000000000")
 # an ASCII digit beside a character that may be a numeral of another script: "1٣" is one

@@ -8,9 +8,10 @@ list as it was costs little more than one hash of all of it. Only where a long r
 found again is it cut into short runs (:data:`RUN` items on average), each hashed and sought
 among the short runs the list had before.
 
-A run ends after an item whose length is a multiple of its size, or after four times its
-size of items: where runs end depends on the items near the end alone, so an item added or
-removed moves only the runs beside it, not all those after it. Short runs are cut within
+A run ends after an item whose length is a multiple of its size (once it holds a quarter of
+its size of items), or after four times its size of items: where runs end depends on the
+items near the end alone, so an item added or removed moves only the runs beside it, not all
+those after it. Short runs are cut within
 each long run, and each run's hash holds how many items it has and their lengths.
 """
 
@@ -60,15 +61,17 @@ class Runs:
 
 def cut(lengths: Sequence[int], size: int, start: int, stop: int) -> list[int]:
     """Where each run of ``size`` items on average ends, of the items from ``start`` to
-    ``stop`` of a list of items of these lengths."""
+    ``stop`` of a list of items of these lengths (a run holds at least a quarter of ``size``
+    items but the last: items whose lengths are all multiples of ``size`` make no more runs
+    than that)."""
     out: list[int] = []
-    last, longest = start, 4 * size
+    last, shortest, longest = start, max(size // 4, 1), 4 * size
     ends = [n for n in range(start + 1, stop + 1) if not lengths[n - 1] % size]
     for end in (*ends, stop):
         while end - last > longest:
             last += longest
             out.append(last)
-        if end > last:
+        if end - last >= shortest or (end == stop > last):
             out.append(end)
             last = end
     return out

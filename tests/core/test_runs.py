@@ -78,7 +78,18 @@ def test_a_few_changes_in_a_long_list_leave_all_but_their_runs_found() -> None:
     assert now == _runs(after)
 
 
-def test_items_of_one_length_are_cut_at_the_longest_run() -> None:
+def test_items_of_one_length_are_cut_at_the_longest_run_and_never_below_the_shortest() -> None:
     assert runs.cut([3] * 200, 16, 0, 200) == [64, 128, 192, 200]
-    assert runs.cut([16, 3, 3, 32], 16, 0, 4) == [1, 4]
+    assert runs.cut([16] * 10, 16, 0, 10) == [4, 8, 10]  # (every length a multiple of 16)
+    assert runs.cut([16, 3, 3, 32, 3], 16, 0, 5) == [4, 5]
     assert runs.cut([], 16, 0, 0) == []
+
+
+@given(lengths=st.lists(st.sampled_from([0, 1, 7, 16, 32, 64, 65]), max_size=400))
+def test_no_run_is_shorter_than_a_quarter_of_its_size_but_the_last(lengths: list[int]) -> None:
+    for size in (runs.RUN, runs.LONG):
+        ends = runs.cut(lengths, size, 0, len(lengths))
+        sizes = [b - a for a, b in zip([0, *ends], ends, strict=False)]
+        assert sum(sizes) == len(lengths)
+        assert all(size // 4 <= n <= 4 * size for n in sizes[:-1])
+        assert not sizes or 0 < sizes[-1] <= 4 * size
