@@ -22,7 +22,6 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import pairwise
 from typing import Any
 
@@ -43,11 +42,6 @@ class Runs:
     digests: Sequence[bytes]
     short_ends: Sequence[int]
     short_digests: Sequence[bytes]
-
-    @cached_property
-    def whole(self) -> bytes:
-        """The hash of the whole list."""
-        return hashlib.sha256(b"runs" + b"".join(self.digests)).digest()[:KEY]
 
     def valid(self, n: int) -> bool:
         """Do these runs tile a list of ``n`` items, long and short alike?"""
