@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from padtui.core.text import one_line
+
+_T = TypeVar("_T")
+
+
+def made_whole(cls: type[_T], fields: dict[str, Any]) -> _T:
+    """``cls(**fields)`` for a frozen dataclass given every field, made the fast way: its
+    ``__dict__`` set at once (a frozen dataclass sets its fields one by one through
+    ``object.__setattr__``, most of the cost of making the entries, or the rows, of a pad
+    of 20,000 entries; tests check that the two are the same, field for field)."""
+    made = object.__new__(cls)
+    object.__setattr__(made, "__dict__", fields)
+    return made
+
 
 PROTECTED_KINDS = frozenset({"constraint", "negative_fact", "loss_record"})
 CAUTION_KINDS = frozenset({"constraint", "negative_fact"})

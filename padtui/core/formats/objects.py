@@ -153,7 +153,9 @@ def fast_entry(
 ) -> Entry:
     """``Entry(...)``, made the fast way: a frozen dataclass sets its fields one by one through
     ``object.__setattr__``, which is most of the cost of reading a large pad; this sets its
-    ``__dict__`` at once (tests check that the two are the same entry, field for field)."""
+    ``__dict__`` at once (tests check that the two are the same entry, field for field). It
+    is ``model.made_whole`` written out: a call more for each entry read costs 3 % of the
+    read of a pad of 20,000 entries."""
     e: Entry = _new(Entry)
     _set(
         e,
