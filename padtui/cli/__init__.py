@@ -84,7 +84,6 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
     from padtui.cli.screens import sample
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     headless = False
     try:
         if not argv:
@@ -94,6 +93,7 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
                 return show(sample()), False
         if not argv[0].startswith("-") and argv[0] not in COMMANDS:
             argv = ["watch", *argv]
+        parser = build_parser(argv[0] if argv[0] in COMMANDS else None)
         try:
             args = parser.parse_args(argv)
         except SystemExit as exc:  # --help, --version, or a usage error already printed

@@ -6,15 +6,49 @@ errors are one line."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import Any, NamedTuple, NoReturn
 
 from padtui.cli.numbers import BUDGET
 from padtui.cli.outcome import UsageError
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` finds it ($COLUMNS, else the
+    terminal of standard output, else 80), without importing ``shutil``: argparse imports
+    it for each parser it builds, 2 ms of every run, for help that is seldom shown."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = _columns() - 2 if width is None else width  # (as argparse's own)
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line like every other bad input (argparse's own
     prints the usage too), exit 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see `{self.prog} --help`)")

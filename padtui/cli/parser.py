@@ -42,9 +42,15 @@ def rule_map(args: argparse.Namespace) -> RuleMap | None:
     return RuleMap.default().extended(words) if words else None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from padtui.claude.commands import add_parser as add_claude_parser
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole grammar; or (``only``, one of ``COMMANDS``) the top level with that one
+    command alone, which parses its arguments and shows its help and errors as the whole
+    does: what a run of that command needs (making every command's parser took a tenth of
+    checking a small pad)."""
     from padtui.cli import commands, history, screens
+
+    def want(name: str) -> bool:
+        return only is None or only == name
 
     pad, fmt, trial, json, rules, cache, journal = shared_options()
     parser = Parser(
@@ -55,139 +61,159 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"padtui {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser(
-        "watch",
-        parents=[fmt, rules, cache, journal],
-        help="the live inspector on a pad file (also: padtui PATH)",
-    )
-    p.add_argument("path", metavar="PATH", help=f"{path_help()}, or a folder of them")
-    p.add_argument("--budget", type=BUDGET, metavar="N", help="token budget")
-    p.add_argument("--encoding", metavar="E", help="tiktoken encoding")
-    p.add_argument("--policy", choices=("strict", "seed"), default="strict")
-    p.set_defaults(run=screens.watch)
+    if want("watch"):
+        p = sub.add_parser(
+            "watch",
+            parents=[fmt, rules, cache, journal],
+            help="the live inspector on a pad file (also: padtui PATH)",
+        )
+        p.add_argument("path", metavar="PATH", help=f"{path_help()}, or a folder of them")
+        p.add_argument("--budget", type=BUDGET, metavar="N", help="token budget")
+        p.add_argument("--encoding", metavar="E", help="tiktoken encoding")
+        p.add_argument("--policy", choices=("strict", "seed"), default="strict")
+        p.set_defaults(run=screens.watch)
 
-    p = sub.add_parser("simulate", help="a scripted agent rewriting a pad, for demos and tests")
-    p.add_argument("path", metavar="PATH", help="the pad the agent writes (.json)")
-    p.add_argument("--scenario", required=True, metavar="NAME", help="see padtui demo --list")
-    p.add_argument(
-        "--interval",
-        type=SECONDS,
-        default=2.0,
-        metavar="S",
-        help="seconds between steps (default 2)",
-    )
-    p.add_argument(
-        "--writes",
-        choices=("atomic", "inplace"),
-        default="atomic",
-        help="save by renaming a temporary file over the pad (default), or in place",
-    )
-    p.add_argument(
-        "--reset",
-        action="store_true",
-        help="start the scenario over an existing file (it is replaced)",
-    )
-    p.set_defaults(run=screens.simulate)
+    if want("simulate"):
+        p = sub.add_parser("simulate", help="a scripted agent rewriting a pad, for demos and tests")
+        p.add_argument("path", metavar="PATH", help="the pad the agent writes (.json)")
+        p.add_argument("--scenario", required=True, metavar="NAME", help="see padtui demo --list")
+        p.add_argument(
+            "--interval",
+            type=SECONDS,
+            default=2.0,
+            metavar="S",
+            help="seconds between steps (default 2)",
+        )
+        p.add_argument(
+            "--writes",
+            choices=("atomic", "inplace"),
+            default="atomic",
+            help="save by renaming a temporary file over the pad (default), or in place",
+        )
+        p.add_argument(
+            "--reset",
+            action="store_true",
+            help="start the scenario over an existing file (it is replaced)",
+        )
+        p.set_defaults(run=screens.simulate)
 
-    p = sub.add_parser("demo", help="the inspector on a temporary pad a scripted agent rewrites")
-    p.add_argument("--scenario", default="retry-5xx", metavar="NAME")
-    p.add_argument(
-        "--interval",
-        type=SECONDS,
-        metavar="S",
-        default=env_seconds("PADTUI_DEMO_INTERVAL", 6.0),
-        help="seconds between the agent's steps (default 6, or $PADTUI_DEMO_INTERVAL)",
-    )
-    p.add_argument("--list", action="store_true", help="list the scenarios and what each shows")
-    p.set_defaults(run=screens.demo)
+    if want("demo"):
+        p = sub.add_parser(
+            "demo", help="the inspector on a temporary pad a scripted agent rewrites"
+        )
+        p.add_argument("--scenario", default="retry-5xx", metavar="NAME")
+        p.add_argument(
+            "--interval",
+            type=SECONDS,
+            metavar="S",
+            default=env_seconds("PADTUI_DEMO_INTERVAL", 6.0),
+            help="seconds between the agent's steps (default 6, or $PADTUI_DEMO_INTERVAL)",
+        )
+        p.add_argument("--list", action="store_true", help="list the scenarios and what each shows")
+        p.set_defaults(run=screens.demo)
 
-    p = sub.add_parser("replay", help="time travel through a journal's versions in the inspector")
-    p.add_argument("journal", metavar="JOURNAL", help="a journal file (see padtui history)")
-    p.set_defaults(run=screens.replay)
+    if want("replay"):
+        p = sub.add_parser(
+            "replay", help="time travel through a journal's versions in the inspector"
+        )
+        p.add_argument("journal", metavar="JOURNAL", help="a journal file (see padtui history)")
+        p.set_defaults(run=screens.replay)
 
     plan_parents = [pad, fmt, trial, json, rules, cache]
-    p = sub.add_parser("check", parents=plan_parents, help="trial compaction report")
-    p.set_defaults(run=commands.check)
 
-    p = sub.add_parser(
-        "compact",
-        parents=[*plan_parents, journal],
-        help="the compaction plan (--write commits it)",
-    )
-    p.set_defaults(run=commands.compact)
-    p.add_argument(
-        "--write",
-        action="store_true",
-        help="commit the plan safely (compare-and-swap, journaled; refused plans never are)",
-    )
+    if want("check"):
+        p = sub.add_parser("check", parents=plan_parents, help="trial compaction report")
+        p.set_defaults(run=commands.check)
 
-    p = sub.add_parser(
-        "externalize",
-        parents=[pad, fmt, json, journal],
-        help="seal unsealed constraints / negative facts / loss records, by a safe commit",
-    )
-    p.add_argument("ids", metavar="ID", nargs="+", help="entry ids (or #N positions)")
-    p.set_defaults(run=commands.externalize)
+    if want("compact"):
+        p = sub.add_parser(
+            "compact",
+            parents=[*plan_parents, journal],
+            help="the compaction plan (--write commits it)",
+        )
+        p.set_defaults(run=commands.compact)
+        p.add_argument(
+            "--write",
+            action="store_true",
+            help="commit the plan safely (compare-and-swap, journaled; refused plans never are)",
+        )
 
-    p = sub.add_parser(
-        "audit",
-        parents=[fmt, json, rules, cache],
-        help="findings and verdict for one rewrite OLD -> NEW (--git: each change in git)",
-        usage="%(prog)s [options] OLD NEW\n       %(prog)s --git [options] [REV_RANGE] PATH...",
-    )
-    p.add_argument(
-        "files", nargs="+", metavar="FILE", help="OLD NEW, or with --git: [REV_RANGE] PATH..."
-    )
-    p.add_argument(
-        "--git",
-        action="store_true",
-        help="audit each commit in REV_RANGE (a range has '..': origin/main..HEAD) that changed "
-        "PATH against its first parent's version; without a range, the staged PATH against HEAD",
-    )
-    p.add_argument("--encoding", metavar="E")
-    p.set_defaults(run=commands.audit)
+    if want("externalize"):
+        p = sub.add_parser(
+            "externalize",
+            parents=[pad, fmt, json, journal],
+            help="seal unsealed constraints / negative facts / loss records, by a safe commit",
+        )
+        p.add_argument("ids", metavar="ID", nargs="+", help="entry ids (or #N positions)")
+        p.set_defaults(run=commands.externalize)
 
-    p = sub.add_parser(
-        "history",
-        parents=[pad, fmt, json, rules, journal],
-        help="journaled versions of a pad with the audit verdict of each transition "
-        "(exit 1 if a corruption is not yet acknowledged or restored away); --restore N "
-        "writes one back; --ack N acknowledges the alarm of version N",
-    )
-    p.add_argument(
-        "--restore",
-        type=VERSION,
-        metavar="N",
-        help="write version N back over the pad (a safe commit; the version replaced is journaled)",
-    )
-    p.add_argument(
-        "--ack",
-        type=VERSION,
-        action="append",
-        metavar="N",
-        help="acknowledge the alarm of version N (recorded in the journal; repeatable): "
-        "history then exits 0 unless another corruption is outstanding",
-    )
-    p.add_argument("--encoding", metavar="E", help="tiktoken encoding for token counts")
-    p.add_argument(
-        "--open",
-        action="store_true",
-        help="time travel through the versions in the inspector (read-only)",
-    )
-    p.set_defaults(run=history.history)
+    if want("audit"):
+        p = sub.add_parser(
+            "audit",
+            parents=[fmt, json, rules, cache],
+            help="findings and verdict for one rewrite OLD -> NEW (--git: each change in git)",
+            usage="%(prog)s [options] OLD NEW\n       %(prog)s --git [options] [REV_RANGE] PATH...",
+        )
+        p.add_argument(
+            "files", nargs="+", metavar="FILE", help="OLD NEW, or with --git: [REV_RANGE] PATH..."
+        )
+        p.add_argument(
+            "--git",
+            action="store_true",
+            help="audit each commit in REV_RANGE (a range has '..': origin/main..HEAD) that "
+            "changed PATH against its first parent's version; without a range, the staged "
+            "PATH against HEAD",
+        )
+        p.add_argument("--encoding", metavar="E")
+        p.set_defaults(run=commands.audit)
 
-    p = sub.add_parser(
-        "mcp",
-        help="a stdio MCP server, so an agent can check, audit and compact its pads itself "
-        "(needs the mcp extra: pip install 'padtui[mcp]')",
-    )
-    p.add_argument(
-        "paths",
-        metavar="PATH",
-        nargs="+",
-        help="the pads, or folders of pads, the server may touch (nothing else)",
-    )
-    p.set_defaults(run=commands.mcp)
+    if want("history"):
+        p = sub.add_parser(
+            "history",
+            parents=[pad, fmt, json, rules, journal],
+            help="journaled versions of a pad with the audit verdict of each transition "
+            "(exit 1 if a corruption is not yet acknowledged or restored away); --restore N "
+            "writes one back; --ack N acknowledges the alarm of version N",
+        )
+        p.add_argument(
+            "--restore",
+            type=VERSION,
+            metavar="N",
+            help="write version N back over the pad (a safe commit; the version replaced is "
+            "journaled)",
+        )
+        p.add_argument(
+            "--ack",
+            type=VERSION,
+            action="append",
+            metavar="N",
+            help="acknowledge the alarm of version N (recorded in the journal; repeatable): "
+            "history then exits 0 unless another corruption is outstanding",
+        )
+        p.add_argument("--encoding", metavar="E", help="tiktoken encoding for token counts")
+        p.add_argument(
+            "--open",
+            action="store_true",
+            help="time travel through the versions in the inspector (read-only)",
+        )
+        p.set_defaults(run=history.history)
 
-    add_claude_parser(sub)
+    if want("mcp"):
+        p = sub.add_parser(
+            "mcp",
+            help="a stdio MCP server, so an agent can check, audit and compact its pads itself "
+            "(needs the mcp extra: pip install 'padtui[mcp]')",
+        )
+        p.add_argument(
+            "paths",
+            metavar="PATH",
+            nargs="+",
+            help="the pads, or folders of pads, the server may touch (nothing else)",
+        )
+        p.set_defaults(run=commands.mcp)
+
+    if want("claude"):
+        from padtui.claude.commands import add_parser as add_claude_parser
+
+        add_claude_parser(sub)
     return parser

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from padtui.cli import main
+from padtui.cli.parser import COMMANDS, build_parser
 
 SAMPLES = Path(__file__).parents[2] / "sample_pads"
 TRANSITIONS = SAMPLES / "transitions"
@@ -179,3 +181,43 @@ def test_the_installed_entry_point_runs(tmp_path):
     )
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["verdict"] == "fits"
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    raise AssertionError("no commands")
+
+
+ARGV = {  # a command line of each command
+    "watch": ["watch", "p.json", "--budget", "9"],
+    "simulate": ["simulate", "p.json", "--scenario", "x"],
+    "demo": ["demo"],
+    "replay": ["replay", "j"],
+    "externalize": ["externalize", "p.json", "a"],
+    "audit": ["audit", "a.json", "b.json"],
+    "mcp": ["mcp", "p.json"],
+    "claude": ["claude", "pre-compact", "--no-block"],
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_command_parsed_alone_reads_and_helps_as_in_the_whole_grammar(
+    command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run builds only its own command's parser: its --help and what it parses are
+    those of the whole grammar."""
+    monkeypatch.setenv("COLUMNS", "100")
+    whole, alone = build_parser(), build_parser(command)
+    assert _subparser(alone, command).format_help() == _subparser(whole, command).format_help()
+    argv = ARGV.get(command, [command, "p.json"])
+    assert vars(alone.parse_args(argv)) == vars(whole.parse_args(argv))
+
+
+def test_help_is_as_wide_as_the_terminal_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    assert max(map(len, build_parser("check").format_help().splitlines())) <= 58
+    monkeypatch.setenv("COLUMNS", "200")
+    assert max(map(len, _subparser(build_parser(), "audit").format_help().splitlines())) > 100
