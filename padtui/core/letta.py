@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from padtui.core.formats import format_for_name
-from padtui.core.formats.letta import NAME
+from padtui.core.formats.known import LETTA
 from padtui.core.model import Pad
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def limits(pad: Pad, costs: Mapping[int, int]) -> list[BlockLimit]:
 
 def is_agent_file(path: str, fmt: str | None = None) -> bool:
     """Is ``path`` read as a Letta agent file (its name, unless ``fmt`` says another format)?"""
-    return (fmt or format_for_name(path)) == NAME
+    return (fmt or format_for_name(path)) == LETTA.name
 
 
 def way_out(plan: Plan, path: str) -> str | None:

@@ -880,3 +880,44 @@ def test_a_pad_read_only_to_be_read_is_the_pad_load_reads(
     if isinstance(want, Pad):
         assert [e.raw for e in got.entries] == [e.raw for e in want.entries]
         assert all(e.source is None for e in got.entries)  # nothing to write back from
+
+
+def test_each_format_is_read_by_its_own_module_alone(tmp_path: Path) -> None:
+    """Which format a file is comes from what the registry knows of every format, without
+    its module; a read imports that format's module, never the others' (a check of a JSON
+    pad has no use for the Markdown reader: it is a start-up cost of every run)."""
+    import subprocess
+    import sys
+
+    pads = {
+        "json_pad": ("pad.json", '[{"kind": "note", "text": "n"}]'),
+        "json_lines": ("pad.jsonl", '{"kind": "note", "text": "n"}\n'),
+        "markdown": ("pad.md", "## Notes\n- n\n"),
+    }
+    for module, (name, text) in pads.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        code = (
+            "import sys\nfrom padtui.core import formats\n"
+            f"assert formats.format_of({name!r}) and formats.names_text() and formats.chosen()\n"
+            f"formats.load({str(tmp_path / name)!r})\n"
+            "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m in "
+            "{'padtui.core.formats.' + f for f in ('json_pad', 'json_lines', 'markdown', "
+            "'letta')}))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        assert done.stdout.split() == [f"[{module!r}]"]
+
+
+def test_what_the_registry_knows_of_a_format_is_what_its_module_says() -> None:
+    from padtui.core.formats import known, registry
+
+    for spec in (known.MARKDOWN, known.JSON, known.JSONL, known.LETTA):
+        fmt = spec.load()
+        assert (fmt.name, fmt.suffixes, fmt.choosable) == (spec.name, spec.suffixes, spec.choosable)
+        assert fmt.names_text() == spec.names_text()
+        assert registry.named(spec.name) is fmt
+    stale = registry.Deferred("padtui.core.formats.json_pad", "json", (".jsn",))
+    with pytest.raises(RuntimeError, match="not the format registered"):
+        stale.load()

@@ -3,10 +3,11 @@
 
 Each format is one module of this package (``json_pad``, ``json_lines``, ``markdown``,
 ``letta``) holding a :class:`~padtui.core.formats.base.Format`, registered by one line
-below; the shared JSON scanner is ``jsonscan``. A pad is read together with its *layout*:
-the exact text around and between its entries. Writing back reuses the source text of every
-entry that did not change, so a commit changes nothing but what it means to change (unknown
-fields, key order, indentation, line endings).
+below; ``known`` names each (the module is imported when a pad of it is first read: see
+``registry.Deferred``); the shared JSON scanner is ``jsonscan``. A pad is read together
+with its *layout*: the exact text around and between its entries. Writing back reuses the
+source text of every entry that did not change, so a commit changes nothing but what it
+means to change (unknown fields, key order, indentation, line endings).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import stat
 from collections.abc import Sequence
 
 from padtui.core.errors import PadError, open_error, too_large
-from padtui.core.formats import base, json_lines, json_pad, letta, markdown
+from padtui.core.formats import base, known
 from padtui.core.formats.base import MAX_BUDGET, Layout, PadFile, Settings
 from padtui.core.formats.jsonscan import WS
 from padtui.core.formats.memories import MEMORY_READ_ONLY
@@ -60,18 +61,17 @@ __all__ = [
     "unregister",
 ]
 
-register(markdown.FORMAT)  # (the order --format lists them in)
-register(json_pad.FORMAT)
-register(json_lines.FORMAT)
-register(letta.FORMAT)
+register(known.MARKDOWN)  # (the order --format lists them in)
+register(known.JSON)
+register(known.JSONL)
+register(known.LETTA)
 
 MAX_PAD_BYTES = 64 * 1024 * 1024
 
 
 def format_for_name(name: str) -> str | None:
     """The format a file's name says, or None."""
-    found = for_name(name)
-    return found.name if found is not None else None
+    return for_name(name)
 
 
 def format_of(path: str, fmt: str | None = None) -> str:
@@ -199,7 +199,7 @@ def decode(path: str, data: bytes, fmt: str = "json") -> str:
         line = data.count(b"\n", 0, exc.start) + 1
         raise PadError(path, "not valid UTF-8", f"line {line}, byte {exc.start}") from None
     if not text.strip(WS + base.BOM):
-        raise PadError(path, (named(fmt) or json_pad.FORMAT).empty)
+        raise PadError(path, (named(fmt) or base.Format).empty)
     return text
 
 

@@ -83,6 +83,11 @@ def budget_problem(got: str) -> str:
     return f"must be a whole number >= 0 (at most {MAX_BUDGET}), got {got}"
 
 
+def names_end(name: str, suffixes: tuple[str, ...]) -> bool:
+    """Does a file's name end with one of ``suffixes`` (lower case), case forgiven?"""
+    return os.path.basename(name).lower().endswith(suffixes)
+
+
 class Format(Protocol):
     """A pad format: how padtui knows a file of it, reads it, and writes it back.
 
@@ -111,7 +116,7 @@ class Format(Protocol):
 
     def sniff(self, name: str) -> bool:
         """Does a file's name say it is of this format? By its end, case forgiven."""
-        return os.path.basename(name).lower().endswith(self.suffixes)
+        return names_end(name, self.suffixes)
 
     def names_text(self) -> str:
         """Its file names in words, for help and errors."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from padtui.core.formats import jsonscan
+from padtui.core.formats import jsonscan, known
 from padtui.core.formats.base import BOM, Layout, PadFile, split_lines
 from padtui.core.formats.jsonscan import WS, has_surrogate_escape
 from padtui.core.formats.objects import JsonObjects, dumps, entry_from, unchanged_pieces
@@ -24,8 +24,8 @@ class JsonlLayout(Layout):
 
 
 class JsonlFormat(JsonObjects):
-    name = "jsonl"
-    suffixes = (".jsonl",)
+    name = known.JSONL.name
+    suffixes = known.JSONL.suffixes
 
     def read(self, path: str, text: str, previous: PadFile | None) -> tuple[Pad, Layout]:
         body = text.removeprefix(BOM)

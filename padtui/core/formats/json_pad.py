@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from padtui.core.errors import PadError, json_type
-from padtui.core.formats import jsonscan
+from padtui.core.formats import jsonscan, known
 from padtui.core.formats.base import BOM, Layout, PadFile, Settings
 from padtui.core.formats.jsonscan import WS, has_surrogate_escape, skip
 from padtui.core.formats.memories import MEMORY_READ_ONLY, is_memory_list, memory_entry
@@ -40,8 +40,8 @@ class JsonLayout(Layout):
 
 
 class JsonFormat(JsonObjects):
-    name = "json"
-    suffixes = (".json",)
+    name = known.JSON.name
+    suffixes = known.JSON.suffixes
     glue = re.compile(r"[\s,\[\]]*")
 
     def read(self, path: str, text: str, previous: PadFile | None) -> tuple[Pad, Layout]:

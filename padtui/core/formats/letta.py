@@ -42,12 +42,12 @@ from dataclasses import replace
 from typing import Any
 
 from padtui.core.errors import PadError, json_type, shown
-from padtui.core.formats import jsonscan
+from padtui.core.formats import jsonscan, known
 from padtui.core.formats.base import BOM, Format, Layout, PadFile
 from padtui.core.formats.objects import check_text
 from padtui.core.model import Entry, Pad, known_kind, make_entry
 
-NAME = "af"
+NAME = known.LETTA.name
 READ_ONLY = (
     "writing back to .af is not supported: padtui opens Letta agent files read-only "
     "(change the agent's memory in Letta)"
@@ -248,8 +248,8 @@ def _source(text: str, body: str, span: tuple[int, int] | None, encoded: bool) -
 
 class LettaFormat(Format):
     name = NAME
-    suffixes = (".af",)
-    choosable = False
+    suffixes = known.LETTA.suffixes
+    choosable = known.LETTA.choosable
     read_only = READ_ONLY
     token_budget = False
     empty = "empty file: a Letta agent file is a JSON object"

@@ -65,6 +65,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from padtui.core.errors import PadError, shown
+from padtui.core.formats import known
 from padtui.core.formats.base import (
     BOM,
     MAX_BUDGET,
@@ -156,18 +157,16 @@ class MdLayout(Layout):
     settings: Settings  # the front matter's, as read (a write must leave them as they are)
 
 
-NAME = "md"
+NAME = known.MARKDOWN.name
 
 
 class MarkdownFormat(Format):
     name = NAME
-    # the memory files agents keep as Markdown under other names are read (and written back)
-    # as Markdown: Cursor's rules (their front matter kept verbatim), Cline's, Windsurf's
-    suffixes = (".md", ".mdc", ".cursorrules", ".clinerules", ".windsurfrules")
+    suffixes = known.MARKDOWN.suffixes
     empty = "empty file: a Markdown pad needs at least one heading, bullet or paragraph"
 
     def names_text(self) -> str:
-        return f"{self.suffixes[0]}; Markdown memory files {', '.join(self.suffixes[1:])}"
+        return known.MARKDOWN.names_text()
 
     def read(self, path: str, text: str, previous: PadFile | None) -> tuple[Pad, Layout]:
         return parse(path, text)
