@@ -276,6 +276,7 @@ class EntryPane(PagedList):
         self._by_entry: dict[int, tuple[Row, Option]] = {}
         self.swapped = 0  # options the last show swapped in (the rows it built or moved)
         self._laying_out = False  # the next options are to be laid out on the next turn
+        self._sized = (0, 0)  # the lines and options the pane's size was last set for
 
     def _options_for(self, rows: list[Row], before: list[Row]) -> list[Option]:
         """An option for each row: the one it had if its entry is the same object with the
@@ -401,11 +402,18 @@ class EntryPane(PagedList):
         """Lay out (measure into the map of lines) the options not laid out yet, at most
         ``LAYOUT_STEP`` of them now and the next ones on the next turn of the event loop:
         the first rows of a pad of 20,000 entries are drawn while the rest are measured.
-        (``OptionList`` lays them all out at once.)"""
-        if not self.scrollable_content_region:
-            return
+        (``OptionList`` lays them all out at once.)
+
+        It is asked again for each line drawn: when every option is laid out and the lines
+        are those it last sized the pane for, it returns at once. (A resize empties the map
+        of lines.)"""
         cache = self._line_cache
         options = self._options
+        lines = cache.lines
+        if lines and lines[-1][0] + 1 == len(options) and self._sized == (len(lines), len(options)):
+            return
+        if not self.scrollable_content_region:
+            return
         start = cache.lines[-1][0] + 1 if cache.lines else 0
         # (one step a turn: the next waits for its turn, however often the lines are read)
         end = start if self._laying_out else min(len(options), start + LAYOUT_STEP)
@@ -426,6 +434,7 @@ class EntryPane(PagedList):
             self.set_reactive(PagedList.virtual_size, size)
             self._scroll_update(size)
             self.refresh()
+        self._sized = (len(cache.lines), len(options))
 
     def _lay_out_more(self) -> None:
         self._laying_out = False
