@@ -306,11 +306,11 @@ class TokenCounter:
     def start(self, texts: Iterable[str]) -> Callable[[], list[int]]:
         """Start counting many texts; call what it returns for their counts.
 
-        Many new texts are encoded in a thread (on several, with more than two cores), and
-        meanwhile this thread is free for other work in Python (a large pad's claims, say):
-        the encoder lets go of the interpreter while it works, and each chunk is encoded in
-        one call (see ``_encode_joined``), so a worker needs the interpreter only to start
-        and to end. Called for the counts, this thread encodes the chunks still left.
+        Many new texts are encoded in a thread (in chunks on several, with more than two
+        cores), and meanwhile this thread is free for other work in Python (a large pad's
+        claims, say): the encoder lets go of the interpreter while it works, and each chunk
+        is encoded in one call (see ``_encode_joined``), so a worker needs the interpreter
+        only to start and to end.
         """
         return self._start(list(texts), look=True)
 
@@ -372,18 +372,18 @@ class TokenCounter:
         from concurrent.futures import ThreadPoolExecutor
 
         self._enc  # noqa: B018 (loaded here, not by each worker at once)
-        shared = _Shared(new, self._encode_joined)
-        pool = ThreadPoolExecutor(encoder_threads())
-        workers = [pool.submit(shared.work) for _ in range(encoder_threads())]
-        pool.shutdown(wait=False)  # its threads end once no chunk is left
+        workers = encoder_threads()
+        size = -(-len(new) // workers)
+        pool = ThreadPoolExecutor(workers)
+        chunks = [new[i : i + size] for i in range(0, len(new), size)]
+        parts = [pool.submit(self._encode_joined, chunk) for chunk in chunks]
+        pool.shutdown(wait=False)  # its threads end with their chunks
 
         def finish() -> list[int]:
             if self.store is not None:  # (what the file's writing needs, while they work)
-                self.store.prepare(new, shared.done)
-            shared.work()  # this thread takes the chunks left, rather than wait for them
-            for worker in workers:
-                worker.result()  # (the chunk it was on; and its error, if any)
-            return self._merge(texts, counts, new, shared.counts())
+                self.store.prepare(new, lambda: all(part.done() for part in parts))
+            fresh = [n for part in parts for n in part.result()]
+            return self._merge(texts, counts, new, fresh)
 
         return finish
 
@@ -444,56 +444,6 @@ class TokenCounter:
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[text] = n
-
-
-class _Shared:
-    """A batch of texts that encoder threads take a chunk at a time, and the thread that
-    started them too once it has nothing else to do: that thread's wait for the encoder
-    (a quarter of a cold check of a large pad) is spent encoding, not idle.
-
-    Each take is a third of what is left (``SHARE``), and no less than a small part of the
-    batch (``SMALLEST``): few chunks while the starting thread is busy in Python (an encoder
-    thread waits for the interpreter's lock at the end of each, up to the lock's switch
-    interval), and small ones at the end, so that neither thread waits long for the other.
-    """
-
-    SHARE = 3
-    SMALLEST = 64  # (a chunk is at least this part of the batch)
-
-    def __init__(self, texts: list[str], encode: Callable[[list[str]], list[int]]) -> None:
-        self._texts = texts
-        self._smallest = max(len(texts) // self.SMALLEST, 1)
-        self._encode = encode
-        self._taken = 0  # texts handed out
-        self._parts: dict[int, list[int]] = {}  # each chunk's counts, by where it starts
-        self._encoded = 0  # texts counted
-        self._lock = threading.Lock()
-
-    def _take(self) -> tuple[int, int] | None:
-        with self._lock:
-            start, left = self._taken, len(self._texts) - self._taken
-            if not left:
-                return None
-            self._taken += min(left, max(left // self.SHARE, self._smallest))
-            return start, self._taken
-
-    def work(self) -> None:
-        """Encode chunks until none is left to take."""
-        while (chunk := self._take()) is not None:
-            start, end = chunk
-            counts = self._encode(self._texts[start:end])
-            with self._lock:
-                self._parts[start] = counts
-                self._encoded += end - start
-
-    def done(self) -> bool:
-        """Is every text counted?"""
-        return self._encoded == len(self._texts)
-
-    def counts(self) -> list[int]:
-        """The counts of all the texts, in order (once :meth:`work` has returned in every
-        thread that took a chunk)."""
-        return [n for _start, part in sorted(self._parts.items()) for n in part]
 
 
 def encoder_threads() -> int:

@@ -111,68 +111,6 @@ def test_count_many_matches_count_in_order_with_repeats(monkeypatch: pytest.Monk
     assert TokenCounter().count_many([]) == []
 
 
-@settings(max_examples=200, deadline=None)
-@given(lengths=st.lists(st.integers(0, 40), max_size=300), threads=st.integers(1, 3))
-def test_a_shared_batch_counts_every_text_once_in_order(lengths: list[int], threads: int) -> None:
-    """However the chunks fall to the encoder threads and the thread that waits, each text
-    is encoded once and its count comes back in its place."""
-    import threading
-
-    texts = ["x" * n for n in lengths]
-    seen: list[str] = []
-    lock = threading.Lock()
-
-    def encode(chunk: list[str]) -> list[int]:
-        with lock:
-            seen.extend(chunk)
-        return list(map(len, chunk))
-
-    shared = tokens._Shared(texts, encode)
-    workers = [threading.Thread(target=shared.work) for _ in range(threads)]
-    for w in workers:
-        w.start()
-    shared.work()
-    for w in workers:
-        w.join()
-    assert shared.done()
-    assert shared.counts() == lengths
-    assert sorted(seen) == sorted(texts)
-
-
-def test_the_thread_that_waits_for_counts_encodes_the_chunks_left(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A cold check of a large pad: the thread that asked for the counts has nothing else to
-    do once it wants them, so it takes the chunks the encoder thread has not begun."""
-    import threading
-
-    texts = [f"entry {i}" for i in range(2_000)]
-    main = threading.get_ident()
-    began, by_main = threading.Event(), threading.Event()
-    chunks: list[tuple[bool, int]] = []
-    counter = TokenCounter()
-    encode_joined = counter._encode_joined
-
-    def encode(chunk: list[str]) -> list[int]:
-        here = threading.get_ident() == main
-        chunks.append((here, len(chunk)))
-        if here:
-            by_main.set()
-        elif not began.is_set():  # (the encoder thread's first chunk lasts until the other
-            began.set()  # thread has taken one)
-            by_main.wait(10)
-        return encode_joined(chunk)
-
-    monkeypatch.setattr(tokens, "encoder_threads", lambda: 1)
-    monkeypatch.setattr(counter, "_encode_joined", encode)
-    counting = counter.start(texts)
-    assert began.wait(10)
-    assert counting() == [len(ENC.encode_ordinary(t)) for t in texts]
-    assert by_main.is_set()
-    assert chunks[0] == (False, len(texts) // tokens._Shared.SHARE)
-    assert sum(n for here, n in chunks if here) > 0
-
-
 pieces = st.text(max_size=12) | st.sampled_from(
     ["<|endoftext|>", "<|fim_prefix|>", " ", "\n", "\r\n", "  \n ", "'s", "123456", "!!", "🙂"]
 )
