@@ -18,7 +18,8 @@ pairs, padtui first in odd ones), on the same pad file, after warm-up runs, with
 bytecode cache on (PYTHONDONTWRITEBYTECODE dropped; the cache in a temporary folder) as an
 installed program runs. Reported: the ratio padtui / baseline of the median wall times, and
 the range (lowest to highest) and middle half of the pairs' ratios, never a best run; the
-CPU times; the load average before and after each point.
+CPU times; the load average before and after each point, and the time of a fixed loop of
+Python (``loop_ms``: a host's busy spells slow it, and the load average does not show them).
 """
 
 from __future__ import annotations
@@ -37,7 +38,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import padgen  # noqa: E402
-from bench_check_vs_baseline import BASELINE, MARKS, agree, child_env, dump, pct, run  # noqa: E402
+from bench_check_vs_baseline import (  # noqa: E402
+    BASELINE,
+    MARKS,
+    agree,
+    child_env,
+    dump,
+    loop_ms,
+    pct,
+    run,
+)
 
 SITUATIONS = ("cold", "changed", "edited", "unchanged")
 
@@ -127,7 +137,7 @@ def point(
         run(ours_cmd, env)
     base: list[tuple[float, float, int]] = []
     ours: list[tuple[float, float, int]] = []
-    load_before = load()
+    load_before, loop_before = load(), loop_ms()
     for i in range(pairs):
         order = [("base", base_cmd), ("ours", ours_cmd)]
         for who, cmd in order if i % 2 == 0 else order[::-1]:
@@ -152,6 +162,8 @@ def point(
         "pair_ratio_max": ratios[-1],
         "load_before": load_before,
         "load_after": load(),
+        "loop_ms_before": loop_before,
+        "loop_ms_after": loop_ms(),
     }
 
 
@@ -173,7 +185,11 @@ def main() -> None:
         cache = os.path.join(tmp, "cache", "padtui")
         kept = os.path.join(tmp, "kept")  # the cache the pad before the change left
         os.chdir(tmp)  # (not the repository's root: `-m padtui` would import from there)
-        print(f"machine: {os.cpu_count()} cores; load average {load()} (1, 5, 15 min)", flush=True)
+        print(
+            f"machine: {os.cpu_count()} cores; load average {load()} (1, 5, 15 min); "
+            f"a million-step loop of Python {loop_ms():.0f} ms",
+            flush=True,
+        )
 
         def empty() -> None:
             shutil.rmtree(cache, ignore_errors=True)
@@ -229,7 +245,8 @@ def main() -> None:
                     f"{row['ratio_of_medians']:.2f}, pairs {row['pair_ratio_min']:.2f}–"
                     f"{row['pair_ratio_max']:.2f} (middle half {row['pair_ratio_q1']:.2f}–"
                     f"{row['pair_ratio_q3']:.2f}, {row['pairs']} pairs); load "
-                    f"{row['load_before']} → {row['load_after']}",
+                    f"{row['load_before']} → {row['load_after']}; loop "
+                    f"{row['loop_ms_before']:.0f} → {row['loop_ms_after']:.0f} ms",
                     flush=True,
                 )
         os.chdir(home)

@@ -148,6 +148,20 @@ def dump(path: str | None, results: list[dict]) -> None:
             json.dump(results, f, indent=2)
 
 
+def loop_ms() -> float:
+    """The machine's speed as this process finds it: a fixed loop of a million steps of
+    Python, in ms (the median of three). The load average does not show a host's busy
+    spells, in which this machine's second core gives a two-threaded program little: state
+    this beside a figure."""
+    times = []
+    for _ in range(3):
+        t, total = time.perf_counter(), 0
+        for i in range(1_000_000):
+            total += i
+        times.append((time.perf_counter() - t) * 1000)
+    return sorted(times)[1]
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
