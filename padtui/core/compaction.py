@@ -9,12 +9,14 @@ out). ``compact()`` is the seed document's function, same signature, same behavi
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from copy import copy
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cached_property
-from itertools import accumulate
+from itertools import accumulate, compress
+from operator import attrgetter
 from typing import Any, cast
 
 from padtui.core.claims import pad_claims
@@ -619,15 +621,18 @@ class _Strict:
         self.sealed_cost = ctx.sealed_cost
         rewritable = ctx.pad.rewritable
         self.first_fit = _FirstFit(rewritable, ctx.costs)
-        self.protected = {e.index for e in rewritable if e.protected}
+        self.protected = {e.index for e in rewritable if e.kind in PROTECTED_KINDS}
         # every entry a pass may drop has an id: a record of ranges then names each by its id,
         # word for word the record of names, and its passes are those of the names
-        self.ranges_are_names = all(e.id is not None for e in rewritable)
+        self.ranges_are_names = None not in map(attrgetter("id"), rewritable)
         self.names: dict[int, str] = {}  # each dropped entry's part of an "each" record
         self.quotes: dict[int, str] = {}  # and its name in a "names" record
         # the tokens of each piece of a record (``record_cost``), by its text: a pass's
         # record repeats most of the last one's
         self.pieces: dict[str, int] = {}
+        # ... and of each entry's piece in the middle of a record of each or of names, by the
+        # entry's index (see ``summed_cost``)
+        self.inner: dict[str, dict[int, int]] = {EACH: {}, NAMES: {}}
 
     def at(self, ctx: _Planning) -> _Strict:
         """The same passes for another budget (``ctx``), sharing what does not depend on it."""
@@ -653,19 +658,88 @@ class _Strict:
         return self.ctx.budget - self.sealed_cost - reserve
 
     def parts(self, form: str, dropped: Sequence[Entry]) -> tuple[str, ...]:
-        costs = self.ctx.costs
         if form == EACH:
-            names = self.names
+            names = self._named(EACH, dropped)
+            return tuple([names[e.index] for e in dropped])
+        if form == NAMES:
+            self._named(NAMES, dropped)
+        return _group_parts(dropped, self.ctx.costs, form, self.quotes)
+
+    def _named(self, form: str, dropped: Sequence[Entry]) -> dict[int, str]:
+        """How a record of each (of names) names each entry, by its index, with the
+        ``dropped`` ones' names made."""
+        if form == EACH:
+            names, costs = self.names, self.ctx.costs
             for e in dropped:
                 if e.index not in names:
                     names[e.index] = _record_name(e, costs[e.index])
-            return tuple([names[e.index] for e in dropped])
-        if form == NAMES:
-            quotes = self.quotes
-            for e in dropped:
-                if e.index not in quotes:
-                    quotes[e.index] = _name(e)
-        return _group_parts(dropped, costs, form, self.quotes)
+            return names
+        quotes = self.quotes
+        for e in dropped:
+            if e.index not in quotes:
+                quotes[e.index] = _name(e)
+        return quotes
+
+    def cost(self, form: str, head: str, dropped: Sequence[int]) -> int:
+        """The tokens of the record of the entries ``dropped`` (their indices) in ``form``:
+        ``record_cost`` of its parts, summed without writing the record where it can be
+        (``summed_cost``)."""
+        summed = self.summed_cost(form, head, dropped)
+        if summed is not None:
+            return summed
+        parts = self.parts(form, self.ctx.entries(dropped))
+        return record_cost(self.ctx.counter, head, parts, self.pieces)
+
+    def summed_cost(self, form: str, head: str, dropped: Sequence[int]) -> int | None:
+        """``record_cost`` of a record of each or of names, summed from the very pieces it
+        cuts the record into. Most pieces are an entry's own name and a mark: those are
+        counted once a plan, by the entry's index (``inner``), and a pass sums them. The
+        passes of a plan, each naming thousands of entries, then count only their new names
+        and the record's ends. None where ``record_cost`` counts the record otherwise."""
+        counter = self.ctx.counter
+        inner = self.inner.get(form)
+        if inner is None or not dropped or counter.encoding not in _CUTS_AFTER_MARKS:
+            return None
+        if not head.endswith(": "):
+            return None
+        mark = ";" if form == EACH else ","
+        missing = set(dropped).difference(inner)
+        if missing:
+            new = sorted(missing)
+            names = self._named(form, self.ctx.entries(new))
+            pieces = [f" {names[i]}{mark}" for i in new]
+            inner.update(zip(new, _piece_counts(counter, pieces, self.pieces), strict=True))
+        names = self.names if form == EACH else self.quotes
+        # every entry's piece summed, then those at the ends of the record (of each kind's
+        # part, in a record of names) taken back and cut as record_cost cuts them
+        total = sum(map(inner.__getitem__, dropped))
+        ends = [head[:-1]]
+        if form == EACH:
+            last = dropped[-1]
+            total -= inner[last]
+            ends.append(" " + names[last])
+        else:
+            costs = self.ctx.costs
+            kinds = list(map(attrgetter("kind"), self.ctx.entries(dropped)))
+            counts = Counter(kinds)  # each kind's part, in the order the kinds first come
+            final = len(counts) - 1
+            for k, (kind, n) in enumerate(counts.items()):
+                # (the part ``_group_parts`` writes of a kind, as ``_Part`` cuts it)
+                if final:
+                    of_kind = list(compress(dropped, map(kind.__eq__, kinds)))
+                    tail = f", {sum(map(costs.__getitem__, of_kind))} tokens"
+                    first, last = of_kind[0], of_kind[-1]
+                else:
+                    tail, first, last = "", dropped[0], dropped[-1]
+                before = f" {_group_phrase(kind, n)} ("
+                end = f"){tail}" + (";" if k < final else "")
+                if n == 1:
+                    total -= inner[first]
+                    ends.append(before + names[first] + end)
+                    continue
+                total -= inner[first] + inner[last]
+                ends += [f"{before}{names[first]},", f" {names[last]}{end}"]
+        return total + sum(_piece_counts(counter, ends, self.pieces))
 
     def settle(self, form: str) -> _Outcome:
         """Passes with this form of record, each leaving room for the last one's record,
@@ -678,14 +752,14 @@ class _Strict:
                 return _Outcome(form)
             if not self.protected.isdisjoint(p.dropped):
                 return _Outcome(form, p, PROTECTED_KIND_WOULD_DROP)
-            dropped = ctx.entries(p.dropped)
             lost = sum(map(ctx.costs.__getitem__, p.dropped))
-            head = _record_head(dropped, ctx.costs, ctx.budget, self.now, lost)
-            parts = self.parts(form, dropped)
-            cost = record_cost(ctx.counter, head, parts, self.pieces)
+            head = _record_head(len(p.dropped), lost, ctx.budget, self.now)
+            cost = self.cost(form, head, p.dropped)  # (the record written once it is taken)
             if self.sealed_cost + cost > ctx.budget:
+                parts = self.parts(form, ctx.entries(p.dropped))
                 return _Outcome(form, p, RECORD_WOULD_NOT_FIT, head, parts, cost)
             if cost <= reserve:
+                parts = self.parts(form, ctx.entries(p.dropped))
                 return _Outcome(form, p, None, head, parts, cost, lost)
             reserve = cost  # grows strictly and is bounded by the budget, so this ends
 
@@ -712,12 +786,11 @@ class _Strict:
             return got
         dropped = self.ctx.entries(got.p.dropped)
         for form in forms[: forms.index(got.form)]:
-            parts = self.parts(form, dropped)
-            cost = record_cost(self.ctx.counter, got.head, parts, self.pieces)
+            cost = self.cost(form, got.head, got.p.dropped)
             if self.sealed_cost + cost > self.ctx.budget:
                 continue
             if self.first_fit(self.room(cost)).dropped == got.p.dropped:
-                return replace(got, form=form, parts=parts, cost=cost)
+                return replace(got, form=form, parts=self.parts(form, dropped), cost=cost)
         return got
 
 
@@ -842,9 +915,8 @@ def _kind_token(kind: str) -> str:
     return "_".join(kind.split()) or "(no kind)"
 
 
-def _group_phrase(kind: str, group: Sequence[Entry]) -> str:
-    """``8 notes``, ``1 plan``, ``3 user_preferences entries``: what a group is."""
-    n = len(group)
+def _group_phrase(kind: str, n: int) -> str:
+    """``8 notes``, ``1 plan``, ``3 user_preferences entries``: what a group of ``n`` is."""
     if kind in _PLURAL_KINDS:
         return f"{n} {kind_words(kind) if n == 1 else _PLURAL_KINDS[kind]}"
     return f"{n} {_kind_token(kind)} {'entry' if n == 1 else 'entries'}"
@@ -939,7 +1011,7 @@ def _group_parts(
     together = bool(across) and 2 * len(across) < sum(map(len, labels.values()))
     parts: list[str] = []
     for kind, group in groups.items():
-        phrase = _group_phrase(kind, group)
+        phrase = _group_phrase(kind, len(group))
         tail = f", {sum([costs[e.index] for e in group])} tokens" if len(groups) > 1 else ""
         if kind in listed and not together:
             parts.append(_Part(f"{phrase} (", listed[kind], f"){tail}"))
@@ -991,24 +1063,17 @@ def loss_record(
         parts = _group_parts(dropped, costs, form)
     else:
         raise ValueError(f"unknown record form {form!r}; choose one of {RECORD_FORMS}")
-    return _record_entry(
-        pad, dropped, _record_head(dropped, costs, budget, now) + "; ".join(parts), now
-    )
+    head = _record_head(len(dropped), sum(costs[e.index] for e in dropped), budget, now)
+    return _record_entry(pad, dropped, head + "; ".join(parts), now)
 
 
-def _record_head(
-    dropped: Sequence[Entry],
-    costs: Mapping[int, int],
-    budget: int,
-    now: datetime,
-    total: int | None = None,  # the tokens dropped, when known
-) -> str:
+def _record_head(n: int, total: int, budget: int, now: datetime) -> str:
+    """The record's text before what it names: when, the budget, ``n`` entries dropped of
+    ``total`` tokens."""
     stamp = now.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if total is None:
-        total = sum(costs[e.index] for e in dropped)
     return (
-        f"compaction at {stamp} (strict, budget {budget}) dropped {len(dropped)} "
-        f"{'entry' if len(dropped) == 1 else 'entries'}, {total} tokens: "
+        f"compaction at {stamp} (strict, budget {budget}) dropped {n} "
+        f"{'entry' if n == 1 else 'entries'}, {total} tokens: "
     )
 
 
@@ -1063,21 +1128,26 @@ def record_cost(
             pieces += cut
     if memo is None:
         return sum(counter.count_many(pieces))
+    return sum(_piece_counts(counter, pieces, memo))
+
+
+def _piece_counts(counter: TokenCounter, pieces: Sequence[str], memo: dict[str, int]) -> list[int]:
+    """The tokens of each piece, from ``memo`` (see ``record_cost``), filled in here."""
     counts = list(map(memo.get, pieces))
-    if None in counts:
-        new = [p for p, n in zip(pieces, counts, strict=True) if n is None]
-        if digits_free(counter):
-            # pieces that differ in their digits alone cost the same (a record's names differ
-            # in their ids and tokens): one of each shape is counted, and the shape itself
-            # (a text of those same tokens) kept with it
-            shapes = digit_shapes(new)
-            ask: dict[str, str] = {}
-            for shape, p in zip(shapes, new, strict=True):
-                if shape not in memo:
-                    ask.setdefault(shape, p)
-            memo.update(zip(ask, counter.count_many(ask.values()), strict=True))
-            memo.update(zip(new, map(memo.__getitem__, shapes), strict=True))
-        else:
-            memo.update(zip(new, counter.count_many(new), strict=True))
-        return sum(map(memo.__getitem__, pieces))
-    return sum(cast(list[int], counts))  # (no None in it)
+    if None not in counts:
+        return cast(list[int], counts)
+    new = [p for p, n in zip(pieces, counts, strict=True) if n is None]
+    if digits_free(counter):
+        # pieces that differ in their digits alone cost the same (a record's names differ
+        # in their ids and tokens): one of each shape is counted, and the shape itself
+        # (a text of those same tokens) kept with it
+        shapes = digit_shapes(new)
+        ask: dict[str, str] = {}
+        for shape, p in zip(shapes, new, strict=True):
+            if shape not in memo:
+                ask.setdefault(shape, p)
+        memo.update(zip(ask, counter.count_many(ask.values()), strict=True))
+        memo.update(zip(new, map(memo.__getitem__, shapes), strict=True))
+    else:
+        memo.update(zip(new, counter.count_many(new), strict=True))
+    return list(map(memo.__getitem__, pieces))

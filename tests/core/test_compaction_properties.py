@@ -468,6 +468,44 @@ def test_pieces_that_differ_in_their_digits_are_counted_once_and_each_record_cos
         assert record_cost(COUNTER, head, parts, memo) == cost(head + "; ".join(parts))
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    pad=st.lists(rewritable_only, min_size=1, max_size=20).map(Pad.of),
+    passes=st.lists(st.lists(st.booleans(), min_size=20, max_size=20), min_size=1, max_size=4),
+    form=st.sampled_from(["each", "names"]),
+)
+def test_a_pass_s_record_summed_by_its_entries_pieces_costs_what_the_record_costs(
+    pad: Pad, passes: list[list[bool]], form: str
+) -> None:
+    """The passes of a strict plan sum their record's cost from each entry's piece, counted
+    once a plan by the entry's index, without writing the record: each sum must be the cost
+    of the record the pass would write, whatever the passes before it counted."""
+    from padtui.core.compaction import _Planning, _Strict, record_cost
+    from padtui.core.vocabulary import Policy
+
+    costs = {e.index: cost(e.text) for e in pad.entries}
+    ctx = _Planning(
+        pad=pad,
+        budget=10**6,
+        counter=COUNTER,
+        policy=Policy.STRICT,
+        costs=costs,
+        total=sum(costs.values()),
+        sealed_cost=0,
+        claims=0,
+        forms=("each", "names"),
+    )
+    strict = _Strict(ctx, datetime(2026, 11, 14, tzinfo=UTC))
+    head = "compaction at 2026-11-14T12:00:00Z (strict, budget 5) dropped 2 entries, 9 tokens: "
+    for chosen in passes:
+        dropped = [e.index for e, drop in zip(pad.entries, chosen, strict=False) if drop]
+        if not dropped:
+            continue
+        parts = strict.parts(form, ctx.entries(dropped))
+        assert strict.summed_cost(form, head, dropped) == cost(head + "; ".join(parts))
+        assert record_cost(COUNTER, head, parts) == cost(head + "; ".join(parts))
+
+
 @PROPS
 @given(case=st.one_of(cases, tight_cases()), style=st.sampled_from(["e-{}", "{}", "x"]))
 def test_a_pad_whose_entries_all_have_ids_plans_as_with_every_form_tried(
