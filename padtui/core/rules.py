@@ -880,6 +880,11 @@ def _starts_with_no(text: str) -> bool:
     return bool(_NO_START.match(text))
 
 
+# padtui's own kinds that are no place of rules by their name: an entry of one of them that
+# sits under no heading has no place (``place_of``)
+_PLACELESS_KINDS = frozenset({"note", "plan", "hypothesis", "loss_record"})
+
+
 def place_of(entry: Entry, rule_map: RuleMap) -> tuple[str | None, str | None]:
     """The word that makes the entry's place hold rules (or None), and the nearest heading
     the entry sits under."""
@@ -890,7 +895,7 @@ def place_of(entry: Entry, rule_map: RuleMap) -> tuple[str | None, str | None]:
         word = rule_map.names_rules(title)
         if word is not None:
             return word, heading
-    if not entry.context and entry.kind not in ("note", "plan", "hypothesis", "loss_record"):
+    if not entry.context and entry.kind not in _PLACELESS_KINDS:
         word = rule_map.names_rules(entry.kind.replace("_", " "))
         if word is not None:
             return word, entry.kind
@@ -962,10 +967,11 @@ def may_hold_rules(entry: Entry, rule_map: RuleMap) -> bool:
     no heading that lends wording, and not one rule word or heading in its text."""
     if entry.kind == "loss_record":
         return False
-    if place_of(entry, rule_map)[0] is not None:
-        return True
-    if entry.context and any(_lends(title) for title in entry.context):
-        return True
+    if entry.context or entry.kind not in _PLACELESS_KINDS:  # (else it has no place)
+        if place_of(entry, rule_map)[0] is not None:
+            return True
+        if entry.context and any(_lends(title) for title in entry.context):
+            return True
     text = entry.text
     if "#" in text or "**" in text or "__" in text or _LINE_HEADING.search(text):
         return True  # (a heading or a bold label inside the text, see entry_claims)

@@ -80,6 +80,23 @@ def test_constraint_and_negative_fact_kinds_are_rules_by_place() -> None:
         assert entry_rules(make_entry(kind, "The staging bucket is shared."))
 
 
+@pytest.mark.parametrize(
+    "kind",
+    ["constraint", "negative_fact", "note", "plan", "hypothesis", "user_preferences", "rules"],
+)
+def test_the_quick_test_passes_over_an_entry_only_where_its_place_makes_no_rule(
+    kind: str,
+) -> None:
+    """The finder passes over an entry its quick test says holds no rule: a plain claim,
+    under no heading, must be found wherever its kind alone makes it a rule."""
+    from padtui.core.rules import RuleMap, may_hold_rules
+
+    e = make_entry(kind, "The staging bucket is shared.")
+    rule_map = RuleMap.default()
+    assert may_hold_rules(e, rule_map) == bool(entry_rules(e, rule_map))
+    assert _found(Pad.of([e])) == _full_rules([e], rule_map)
+
+
 def test_the_rule_map_is_extended_and_replaced() -> None:
     e = entry("notes", "Deploys happen on Tuesdays.", "Known quirks")
     assert entry_rules(e) == []
