@@ -942,9 +942,12 @@ def test_strict_compaction_audits_as_compaction(old: Pad, data: st.DataObject) -
     share = data.draw(st.sampled_from([0.3, 0.5, 0.7, 0.8, 0.9, 0.95]), label="share")
     budget = sealed + int((total - sealed) * share)
     trial = plan(old, budget, "strict", COUNTER, now=NOW)
-    while trial.code == "RECORD_WOULD_NOT_FIT" and budget < total:
-        budget += 2  # find the tightest budget that can afford its loss record
+    if trial.code == "RECORD_WOULD_NOT_FIT" and trial.fits_at is not None:
+        # the tightest budget that affords its loss record, as the refusal's advice finds it
+        # (bisected: a token less is refused)
+        budget = trial.fits_at
         trial = plan(old, budget, "strict", COUNTER, now=NOW)
+        assert not trial.refused, (budget, trial.message)
     event(f"plan {trial.verdict}")
     if trial.refused:
         return  # a refused plan commits nothing
