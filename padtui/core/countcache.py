@@ -66,10 +66,9 @@ def cache_folder() -> str:
 def tiktoken_version() -> str:
     """tiktoken's version, read from its package without importing it (an import costs
     more than a whole re-run that finds every count cached)."""
-    import importlib.util
+    from padtui.core.modules import module_file
 
-    spec = importlib.util.find_spec("tiktoken")
-    origin = spec.origin if spec is not None else None
+    origin = module_file("tiktoken")
     if origin is None:
         return "?"
     try:
