@@ -45,6 +45,7 @@ from bench_check_vs_baseline import (  # noqa: E402
     child_env,
     dump,
     loop_ms,
+    padtui_command,
     pct,
     run,
 )
@@ -129,7 +130,7 @@ def point(
 ) -> dict[str, Any]:
     """Alternated runs of the baseline and of ``padtui check`` on ``pad``; ``before()``
     sets the cache up before each padtui run (not timed)."""
-    ours_cmd = [py, "-m", "padtui", "check", pad]
+    ours_cmd = [*padtui_command(py), "check", pad]
     base_cmd = [py, BASELINE, pad]
     for _ in range(warmup):
         run(base_cmd, env)
@@ -184,7 +185,7 @@ def main() -> None:
         env = child_env(tmp)
         cache = os.path.join(tmp, "cache", "padtui")
         kept = os.path.join(tmp, "kept")  # the cache the pad before the change left
-        os.chdir(tmp)  # (not the repository's root: `-m padtui` would import from there)
+        os.chdir(tmp)  # (not the repository's root, from which `-m padtui` would import)
         print(
             f"machine: {os.cpu_count()} cores; load average {load()} (1, 5, 15 min); "
             f"a million-step loop of Python {loop_ms():.0f} ms",
@@ -217,7 +218,7 @@ def main() -> None:
                     row = point(py, pad, env, empty, args.pairs, args.warmup)
                 elif situation == "unchanged":
                     empty()
-                    run([py, "-m", "padtui", "check", pad], env)
+                    run([*padtui_command(py), "check", pad], env)
                     row = point(py, pad, env, lambda: None, args.pairs, args.warmup)
                 else:
                     # the changed pad takes the original's place (its cache file is the
@@ -227,7 +228,7 @@ def main() -> None:
                     original = pad + ".original"
                     shutil.copy(pad, original)
                     empty()
-                    run([py, "-m", "padtui", "check", pad], env)
+                    run([*padtui_command(py), "check", pad], env)
                     shutil.rmtree(kept, ignore_errors=True)
                     shutil.copytree(cache, kept)
                     shutil.copy(changed, pad)
