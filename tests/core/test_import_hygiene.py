@@ -224,7 +224,7 @@ LAYERS = (
     ("formats",),
     ("fsio", "lock", "store", "journal"),
     ("claims", "rules"),
-    ("tokens", "bpe", "countcache"),  # (the cache keeps tokens, claims and rules per text)
+    ("tokens", "bpe", "countcache", "modules"),  # (the cache keeps tokens, claims, rules per text)
     ("wording", "matching", "carry"),
     ("audit",),
     ("compaction",),
