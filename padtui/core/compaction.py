@@ -703,13 +703,11 @@ class _Strict:
         if not head.endswith(": "):
             return None
         mark = ";" if form == EACH else ","
-        missing = set(dropped).difference(inner)
-        if missing:
-            new = sorted(missing)
-            names = self._named(form, self.ctx.entries(new))
+        new = sorted(set(dropped).difference(inner))
+        names = self._named(form, self.ctx.entries(new))
+        if new:
             pieces = [f" {names[i]}{mark}" for i in new]
             inner.update(zip(new, _piece_counts(counter, pieces, self.pieces), strict=True))
-        names = self.names if form == EACH else self.quotes
         # every entry's piece summed, then those at the ends of the record (of each kind's
         # part, in a record of names) taken back and cut as record_cost cuts them
         total = sum(map(inner.__getitem__, dropped))
