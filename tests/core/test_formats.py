@@ -340,6 +340,29 @@ def test_bare_array_round_trip_and_unknown_fields() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "escaped"),
+    [
+        ('[{"kind": "note", "text": "caf\\u00e9"}, {"kind": "note", "text": "b"}]', True),
+        ('[{"kind": "note", "text": "b"}, {"kind": "note", "text": "caf\\u00e9"}]', True),
+        ('{"name": "caf\\u00e9", "entries": [{"kind": "note", "text": "b"}]}', True),
+        ('{"entries": [{"kind": "note", "text": "b"}], "name": "caf\\u00e9"}', True),
+        ('[{"kind": "note", "text": "café"}, {"kind": "note", "text": "caf\\u00e9"}]', False),
+        ('{"name": "café", "entries": [{"kind": "note", "text": "caf\\u00e9"}]}', False),
+        ('[{"kind": "note", "text": "b"}]', False),
+    ],
+)
+def test_a_new_entry_escapes_non_ascii_as_the_file_does(text: str, escaped: bool) -> None:
+    """A file that escapes its non-ASCII text (ASCII alone, with an escape anywhere: an
+    entry, before the entries or after them) has a new entry's escaped too; any other file
+    has it written as UTF-8."""
+    pf = read("pad.json", text)
+    out = render(pf.layout, [*pf.pad.entries, make_entry("note", "déjà vu")])
+    assert ("d\\u00e9j\\u00e0 vu" in out) == escaped
+    assert ("déjà vu" in out) != escaped
+    assert [e.text for e in read("pad.json", out).pad.entries][-1] == "déjà vu"
+
+
 def test_white_space_before_a_comma_is_kept() -> None:
     text = '[\n  {"kind": "note", "text": "a"}\n  , {"kind": "note", "text": "b"}\n]\n'
     pf = read("pad.json", text)
@@ -848,6 +871,81 @@ def test_a_version_read_against_the_one_before_is_read_as_in_full(
     for a, b in zip(got.pad.entries, full.pad.entries, strict=True):
         assert (a.raw, a.source, a.index) == (b.raw, b.source, b.index)
     assert render(got.layout, got.pad.entries) == text
+
+
+# a few entries, so that versions repeat them: the runs two versions share at their start
+# and end then meet entries that look alike (where a walk must not be fooled by the text)
+few_entries = st.sampled_from(
+    [
+        {"kind": "note", "text": "a"},
+        {"kind": "note", "text": "b"},
+        {"kind": "note", "text": "a,b"},
+        {"kind": "note", "text": "a"},  # (the first again: an entry twice)
+        {"kind": "rule", "text": "a", "sealed": True},
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    old=st.lists(few_entries, min_size=1, max_size=10),
+    new=st.lists(few_entries, min_size=1, max_size=10),
+    keep=st.integers(0, 10),
+    indent=st.sampled_from([None, 1, 2]),
+    wrap=st.booleans(),
+    commas=st.lists(
+        st.tuples(st.sampled_from(["", " ", "\n"]), st.sampled_from(["", " ", "\n"])),
+        min_size=2,
+        max_size=2,
+    ),
+    laid_out=st.lists(st.integers(-1, 3), min_size=2, max_size=2),
+)
+def test_a_version_that_shares_its_ends_with_the_one_before_is_read_as_in_full(
+    old: list[Any],
+    new: list[Any],
+    keep: int,
+    indent: Any,
+    wrap: bool,
+    commas: list[tuple[str, str]],
+    laid_out: list[int],
+) -> None:
+    """The entries in the text two versions share at their start and end are taken over
+    without a walk: what is read must still be what a full read gives, however alike the
+    entries around the change are, and however the white space around their commas moved."""
+    new = old[: keep % (len(old) + 1)] + new  # (a change after a shared start, or none)
+
+    def text_of(items: list[Any], version: int) -> str:
+        text = json.dumps({"entries": items} if wrap else items, indent=indent)
+        before, after = commas[version]  # (around the first few commas, or all: -1)
+        return text.replace("},", "}" + before + "," + after, laid_out[version])
+
+    previous = read("pad.json", text_of(old, 0))
+    text = text_of(new, 1)
+    full = read("pad.json", text)
+    got = parse("pad.json", text.encode("utf-8"), previous=previous)
+    assert got.layout == full.layout
+    assert got.pad == full.pad
+    for a, b in zip(got.pad.entries, full.pad.entries, strict=True):
+        assert (a.raw, a.source, a.index) == (b.raw, b.source, b.index)
+    assert render(got.layout, got.pad.entries) == text
+
+
+@given(
+    old=st.text(alphabet="ab", max_size=40),
+    new=st.text(alphabet="ab", max_size=40),
+    block=st.integers(1, 8),
+)
+def test_the_text_two_versions_share_at_their_ends_is_found_block_by_block(
+    old: str, new: str, block: int
+) -> None:
+    """The shared start and end of two texts, found by whole blocks and then halving, are
+    what comparing them character by character finds (the two never overlap)."""
+    n = min(len(old), len(new))
+    a = next((i for i in range(n) if old[i] != new[i]), n)
+    t = next((i for i in range(n - a) if old[-1 - i] != new[-1 - i]), n - a)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(formats.base, "_BLOCK", block)
+        assert formats.base.common_text_ends(old, new) == (a, t)
 
 
 @settings(max_examples=600, deadline=None)

@@ -9,13 +9,17 @@ nothing but what it means to change (unknown fields, key order, indentation).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate, repeat
+from operator import add, attrgetter
 from typing import Any
 
 from padtui.core.errors import PadError, json_type
 from padtui.core.formats import jsonscan, known
-from padtui.core.formats.base import BOM, Layout, PadFile, Settings
+from padtui.core.formats.base import BOM, Layout, PadFile, Settings, common_text_ends
 from padtui.core.formats.jsonscan import WS, has_surrogate_escape, skip
 from padtui.core.formats.memories import MEMORY_READ_ONLY, is_memory_list, memory_entry
 from padtui.core.formats.objects import (
@@ -36,7 +40,14 @@ class JsonLayout(Layout):
     tail: str  # text after the last entry's piece
     indent: str | None  # indentation unit of a new entry (None: one line)
     lead: str  # white space put before a new entry's piece
-    ascii: bool  # escape non-ASCII in new entries, as the file does
+
+    @cached_property
+    def ascii(self) -> bool:
+        """Escape non-ASCII in new entries, as the file does (all ASCII, with a ``\\u``
+        escape)? Asked only by a write that adds or changes an entry, so found then: no
+        version read pays for it. (No escape spans two parts: a "," or "[" parts them.)"""
+        parts = (self.head, *self.pieces, self.tail)
+        return all(map(str.isascii, parts)) and any("\\u" in p for p in parts)
 
 
 class JsonFormat(JsonObjects):
@@ -159,9 +170,8 @@ def _read(path: str, text: str) -> tuple[Pad, JsonLayout]:
         head=text[: astart + 1],
         tail=text[tail_start:],
         pieces=tuple(pieces),
-        indent=_indent_unit(text, spans, lead),
+        indent=_indent_unit(text, sources[0] if sources else None, lead),
         lead=lead if pieces else _guess_lead(text, close),
-        ascii=text.isascii() and "\\u" in text,
         read_only=MEMORY_READ_ONLY if memories else None,
     )
     return settings.pad(entries), layout
@@ -171,6 +181,8 @@ def _read_after(path: str, text: str, previous: PadFile) -> tuple[Pad, JsonLayou
     """A JSON pad read against an earlier version of it: the same head and tail (everything
     before and after the entries), its entries walked in order, each one that is still
     there as it was (the same JSON text) taken over without parsing it, the others parsed.
+    The entries in the text the two versions share at their start, and those in what they
+    share at their end, are taken over without a walk: a large pad costs what changed.
     None when the text is not so (another head or tail, bad JSON...): then it is read in
     full, which also says what is wrong with it. The result is what a full read gives."""
     old = previous.layout
@@ -180,45 +192,61 @@ def _read_after(path: str, text: str, previous: PadFile) -> tuple[Pad, JsonLayou
     end = len(text) - len(old.tail)  # where the last entry's JSON ends
     if end <= len(old.head) or not text.startswith(old.head) or not text.endswith(old.tail):
         return None
-    spans: list[tuple[int, int]] = []
-    commas: list[int] = []
-    found: list[Entry | Any] = []  # an old entry taken over, or a new entry's JSON value
+    n = len(olds)
+    # where each old piece starts (and, one past the last, where a next one would)
+    starts = list(accumulate(map(add, map(len, old.pieces), repeat(1)), initial=len(old.head)))
+    k, tail_from, shift = 0, len(text) + 1, 0
+    old_text = old.head + ",".join(old.pieces) + old.tail
+    if all(map(attrgetter("source"), olds)):  # (else each is read as the walk finds it)
+        same_start, same_end = common_text_ends(old_text, text)
+        # the pieces before the first change, with the "," after each, are the old ones
+        k = min(bisect_right(starts, same_start, 1) - 1, n - 1)
+        # from a piece's start at or after this, the text is the old text from shift before
+        tail_from, shift = len(text) - same_end, len(text) - len(old_text)
+    walked: list[tuple[Entry | Any, int, int]] = []  # (old entry or new value, its span)
+    pieces = list(old.pieces[:k])
     moved: dict[str, int] | None = None
-    j = 0  # the old entry expected next
-    pos = len(old.head)
+    rest = n  # the old entries taken over after the walk: olds[rest:]
+    j = k  # the old entry expected next
+    pos = starts[k]
     try:
         while True:
+            if pos >= tail_from:  # the rest as it was, if the walk is at an old piece
+                m = bisect_left(starts, pos - shift, 0, n)
+                if m < n and starts[m] == pos - shift:
+                    rest = m
+                    break
             a = skip(text, pos)
-            o = olds[j] if j < len(olds) else None
+            o = olds[j] if j < n else None
             source = o.source if o is not None else None
             if source and text.startswith(source, a):  # a JSON object ends where it ends
                 b = a + len(source)
-                found.append(o)
+                walked.append((o, a, b))
                 j += 1
             else:
                 value, b = jsonscan.SCAN(text, a)
                 source = text[a:b]
-                if moved is None:
+                if moved is None and source in old_text:  # (else it is new: no entry moved)
                     moved = {e.source: i for i, e in enumerate(olds) if e.source}
-                k = moved.get(source)
-                if k is not None:  # an entry that moved
-                    found.append(olds[k])
-                    j = k + 1
+                at = moved.get(source) if moved is not None else None
+                if at is not None:  # an entry that moved
+                    walked.append((olds[at], a, b))
+                    j = at + 1
                 else:
-                    found.append(value)
+                    walked.append((value, a, b))
                     j += 1
-            spans.append((a, b))
             if b == end:
+                pieces.append(text[pos:end])
                 break
             c = skip(text, b)
             if c >= end or text[c] != ",":
                 return None  # not the old tail after the last entry, or not JSON
-            commas.append(c)
+            pieces.append(text[pos:c])
             pos = c + 1
     except jsonscan.NOT_READ:
         return None
-    entries: list[Entry] = []
-    for i, (item, (a, b)) in enumerate(zip(found, spans, strict=True)):
+    entries: list[Entry] = list(olds[:k])
+    for i, (item, a, b) in enumerate(walked, k):
         if isinstance(item, Entry):
             entries.append(item)
             continue
@@ -229,18 +257,16 @@ def _read_after(path: str, text: str, previous: PadFile) -> tuple[Pad, JsonLayou
         except PadError:  # again, naming the entry and its line
             entry_from(path, item, i, f"entry {i} (line {text.count(chr(10), 0, a) + 1})", source)
             raise
-    starts = [len(old.head), *(c + 1 for c in commas)]
-    ends = [*commas, end]
-    pieces = [text[a:b] for a, b in zip(starts, ends, strict=True)]
+    entries += olds[rest:]
+    pieces += old.pieces[rest:]
     lead = _lead_of(pieces[-1])
     layout = JsonLayout(
         format="json",
         head=old.head,
         tail=old.tail,
         pieces=tuple(pieces),
-        indent=_indent_unit(text, spans, lead),
+        indent=_indent_unit(text, entries[0].source, lead),
         lead=lead,
-        ascii=text.isascii() and "\\u" in text,
     )
     return Settings.of(previous.pad).pad(entries), layout
 
@@ -249,12 +275,12 @@ def _lead_of(piece: str) -> str:
     return piece[: len(piece) - len(piece.lstrip(WS))]
 
 
-def _indent_unit(text: str, spans: list[tuple[int, int]], lead: str) -> str | None:
-    """The indentation of a new entry, copied from the first entry's own layout."""
-    if not spans:
+def _indent_unit(text: str, first: str | None, lead: str) -> str | None:
+    """The indentation of a new entry, copied from the first entry's own layout (``first``:
+    its source text, None in a pad of no entries)."""
+    if first is None:
         return "  " if "\n" in text.strip(WS) else None
-    a, b = spans[0]
-    src = text[a:b]
+    src = first
     if "\n" not in src:
         return None
     second = src.split("\n", 1)[1]
