@@ -21,7 +21,7 @@ from padtui.core.formats import Layout, PadFile, named
 from padtui.core.fsio import Stamp
 from padtui.core.journal import OWN_ORIGINS, Journal
 from padtui.core.journal import Version as JournalVersion  # (a version as journaled)
-from padtui.core.matching import Pairs
+from padtui.core.matching import Pairs, common_ends
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap
 from padtui.core.store import JournalArg, Snapshot, journal_of, snapshot_of
@@ -153,10 +153,14 @@ def shared(old: Parsed, new: PadFile) -> PadFile:
     # (elsewhere, a Markdown bullet's kind comes from its section: compare the entries)
     fmt = named(new.layout.format)
     by_source = fmt is not None and fmt.entry_is_source and new.layout.format == old.layout.format
-    olds = old.pad.entries
+    olds, news = old.pad.entries, new.pad.entries
+    # (a read against the version before takes its unchanged entries over already: those at
+    # the two ends that are its very objects are passed over at C speed)
+    a, t = common_ends(olds, news)
     moved: dict[str, Entry] | None = None  # old entries by source, if some moved
-    entries = []
-    for i, e in enumerate(new.pad.entries):
+    entries = list(news[:a])
+    for i in range(a, len(news) - t):
+        e = news[i]
         o = olds[i] if i < len(olds) else None
         if o is None or o.source != e.source:  # not in its place: elsewhere, perhaps
             if moved is None:
@@ -172,10 +176,16 @@ def shared(old: Parsed, new: PadFile) -> PadFile:
             entries.append(o)
         else:  # moved: a new entry, made of the old one's parts
             entries.append(replace(o, index=e.index))
-    before = old.layout.pieces
+    entries += news[len(news) - t :]
+    before, after = old.layout.pieces, new.layout.pieces
+    a, t = common_ends(before, after)
     pieces = [
-        before[i] if i < len(before) and before[i] == p else p
-        for i, p in enumerate(new.layout.pieces)
+        *after[:a],
+        *(
+            before[i] if i < len(before) and before[i] == after[i] else after[i]
+            for i in range(a, len(after) - t)
+        ),
+        *after[len(after) - t :],
     ]
     layout = replace(new.layout, pieces=tuple(pieces))
     return replace(new, pad=replace(new.pad, entries=tuple(entries)), layout=layout)
