@@ -36,7 +36,7 @@ from padtui.core.carry import (
     stems,
 )
 from padtui.core.claims import count_claims, split_claims
-from padtui.core.matching import match
+from padtui.core.matching import common_ends, match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
 from padtui.core.rules import (
     DATE_TAIL,
@@ -196,30 +196,50 @@ class _Totals:
         # before it): those entries' counts and claims are its, not counted again
         if base is None:
             costs, claims = counter.start_with_claims(e.text for e in entries)()
-            self.entry_claims = list(claims)
-        else:
-            kept = _kept(base.entries, entries)
-            new = [i for i in range(len(entries)) if i not in kept]
-            fresh = dict(zip(new, counter.count_many(entries[i].text for i in new), strict=True))
-            costs = [base.costs[kept[i]] if i in kept else fresh[i] for i in range(len(entries))]
-            was = base.entry_claims
-            self.entry_claims = [
-                was[kept[i]] if i in kept else count_claims(e.text) for i, e in enumerate(entries)
-            ]
-        self.costs = costs
-        self.tokens = sum(costs)
-        caution = sealed = 0
-        for e, c in zip(entries, costs, strict=True):
-            if e.kind in CAUTION_KINDS:
-                caution += c
-            if e.sealed:
-                sealed += c
-        self.caution, self.sealed = caution, sealed
-        self.claims = sum(self.entry_claims)
+            self.costs, self.entry_claims = list(costs), list(claims)
+            self.tokens, self.caution, self.sealed, self.claims = _sums(
+                entries, self.costs, self.entry_claims
+            )
+            return
+        # the very entries at the two ends (most of a live pad's) are taken over, their sums
+        # by difference; those between are found by their text (see _kept)
+        olds = base.entries
+        a, t = common_ends(olds, entries)
+        b, z = len(olds) - t, len(entries) - t
+        was, mid = olds[a:b], entries[a:z]
+        kept = _kept(was, mid)
+        new = [i for i in range(len(mid)) if i not in kept]
+        fresh = dict(zip(new, counter.count_many(mid[i].text for i in new), strict=True))
+        old_costs, old_claims = base.costs[a:b], base.entry_claims[a:b]
+        costs = [old_costs[kept[i]] if i in kept else fresh[i] for i in range(len(mid))]
+        claims = [
+            old_claims[kept[i]] if i in kept else count_claims(e.text) for i, e in enumerate(mid)
+        ]
+        self.costs = [*base.costs[:a], *costs, *base.costs[b:]]
+        self.entry_claims = [*base.entry_claims[:a], *claims, *base.entry_claims[b:]]
+        now, gone = _sums(mid, costs, claims), _sums(was, old_costs, old_claims)
+        whole = (base.tokens, base.caution, base.sealed, base.claims)
+        self.tokens, self.caution, self.sealed, self.claims = (
+            w + n - g for w, n, g in zip(whole, now, gone, strict=True)
+        )
 
     @property
     def share(self) -> float:
         return self.caution / self.tokens if self.tokens else 0.0
+
+
+def _sums(
+    entries: Sequence[Entry], costs: Sequence[int], claims: Sequence[int]
+) -> tuple[int, int, int, int]:
+    """The tokens of these entries (``costs``: each one's), those of their constraints and
+    negative facts, those of the sealed ones, and their claims."""
+    caution = sealed = 0
+    for e, c in zip(entries, costs, strict=True):
+        if e.kind in CAUTION_KINDS:
+            caution += c
+        if e.sealed:
+            sealed += c
+    return sum(costs), caution, sealed, sum(claims)
 
 
 T = TypeVar("T")

@@ -1132,3 +1132,63 @@ def test_an_audit_says_the_same_of_entries_shared_or_parsed_again(
     counter = counter_for()
     got, want = audit(old, shared, counter), audit(old, fresh, counter)
     assert (got.verdict, got.findings) == (want.verdict, want.findings)
+
+
+_KINDS = ["note", "constraint", "negative_fact", "plan", "loss_record"]
+_versions_steps = st.lists(
+    st.tuples(
+        st.sampled_from(["edit", "insert", "delete", "move", "copy", "seal"]),
+        st.integers(0, 40),
+        st.sampled_from(["Never retry a 5xx.", "Cache in /tmp/c1.", "ok", "Do not push."]),
+        st.sampled_from(_KINDS),
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    first=st.lists(
+        st.tuples(st.sampled_from(_KINDS), st.text(max_size=30), st.booleans()),
+        min_size=0,
+        max_size=12,
+    ),
+    steps=st.lists(_versions_steps, min_size=1, max_size=4),
+)
+def test_a_version_s_totals_taken_from_the_version_before_are_its_totals_counted_afresh(
+    first: list[tuple[str, str, bool]], steps: list[list[tuple[str, int, str, str]]]
+) -> None:
+    """A live version's totals come from the version before: the entries it shares (the very
+    objects, at its ends or moved) keep their counts, and the sums are taken by difference.
+    They must be what counting the version afresh gives, field for field."""
+    from padtui.core.audit import _Totals
+
+    counter = counter_for()
+    entries = [make_entry(k, t, sealed=s) for k, t, s in first]
+    totals = _Totals(Pad.of(entries), counter)
+    for version in steps:
+        entries = list(entries)
+        for what, n, text, kind in version:
+            i = n % (len(entries) + 1)
+            if what == "insert" or not entries:
+                entries.insert(i, make_entry(kind, text))
+                continue
+            i %= len(entries)
+            if what == "edit":
+                entries[i] = make_entry(entries[i].kind, entries[i].text + text)
+            elif what == "delete":
+                del entries[i]
+            elif what == "move":
+                entries.append(entries.pop(i))
+            elif what == "copy":  # the very entry twice
+                entries.insert(n % len(entries), entries[i])
+            else:
+                entries[i] = make_entry(entries[i].kind, entries[i].text, sealed=True)
+        pad = Pad.of(entries)
+        entries = list(pad.entries)
+        totals = _Totals(pad, counter, totals)
+        fresh = _Totals(pad, counter)
+        got = (totals.tokens, totals.caution, totals.sealed, totals.claims)
+        assert got == (fresh.tokens, fresh.caution, fresh.sealed, fresh.claims)
+        assert (totals.costs, totals.entry_claims) == (fresh.costs, fresh.entry_claims)
