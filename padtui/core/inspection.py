@@ -258,14 +258,15 @@ class Journaled(NamedTuple):
     journal: Journal | None
 
 
-def journal_seen(snapshot: Snapshot, journal: JournalArg) -> Journaled:
+def journal_seen(snapshot: Snapshot, journal: JournalArg, since: int | None = None) -> Journaled:
     """Journal a version seen: its number in the journal, who made it when padtui did (a
-    commit or a restore, from the inspector or the command line), and the journal. Raises
-    ``OSError`` or ``PadError`` when the journal cannot be written."""
+    commit or a restore, from the inspector or the command line), and the journal.
+    ``since``: the journal's number of the version seen before it (see ``Journal.append``).
+    Raises ``OSError`` or ``PadError`` when the journal cannot be written."""
     j = journal_of(snapshot.path, journal)
     if j is None:
         return Journaled(None, None, None)
-    n = j.append(snapshot.data, snapshot.format, "seen", snapshot.file)
+    n = j.append(snapshot.data, snapshot.format, "seen", snapshot.file, since=since)
     return _journaled(j, j.version(n))
 
 
@@ -461,6 +462,15 @@ class Inspection:
         self.trial = None
         self.step = 0
         return Observed(version, alarm, invalidated)
+
+    def journaled_before(self, key: str) -> int | None:
+        """The journal's number of the version taken in just before the newest version
+        ``key``, when the journal holds it (None: the first, or not journaled)."""
+        for i in range(len(self.versions) - 1, 0, -1):
+            if self.versions[i].digest == key:
+                before = self.versions[i - 1]
+                return before.number if before.journal is not None else None
+        return None
 
     def journaled(
         self, key: str, number: int, origin: str | None = None, journal: Journal | None = None

@@ -466,12 +466,23 @@ class Journal:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def append(self, data: bytes, fmt: str, origin: str, pad_file: PadFile | None = None) -> int:
+    def append(
+        self,
+        data: bytes,
+        fmt: str,
+        origin: str,
+        pad_file: PadFile | None = None,
+        *,
+        since: int | None = None,
+    ) -> int:
         """Journal one version (durably: fsync before return); returns its number.
 
         The same bytes as the newest version are not journaled twice. ``pad_file`` is the
         version parsed, when the caller has it; otherwise it is parsed here, and a version
-        that does not parse is kept whole.
+        that does not parse is kept whole. ``since``: the number of the version these bytes
+        were seen after; if another writer (a restore from the command line) has journaled
+        them after it meanwhile, the first such version's number is returned and nothing is
+        written (journaled again, they would follow what came after them).
         """
         if pad_file is None:
             try:
@@ -483,6 +494,10 @@ class Journal:
             digest = sha256(data)
             if self._versions and self._versions[-1].sha256 == digest:
                 return self._versions[-1].n
+            if since is not None:
+                after = [v.n for v in self._versions if v.n > since and v.sha256 == digest]
+                if after:
+                    return after[0]
             records = self._encode(data, digest, fmt, origin, pad_file)
             if self._offset == 0:
                 records.insert(0, {"t": HEADER, "v": FORMAT_VERSION, "pad": self.pad})

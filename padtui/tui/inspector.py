@@ -98,6 +98,10 @@ WHOLE_AFTER = 0.04  # seconds: the others then (a frame comes every 1/60 s while
 # after padtui itself fails on a pad's content, the pad is read again this often (seconds)
 # until it reads: the view shows the failure meanwhile, and recovers once the pad is mended
 RETRY_AFTER_FAILURE = 1.0
+# a version is journaled once the frame that shows it is drawn: the journal's thread, working
+# beside that frame, took the GIL from it (at 200k tokens the frame took 30 ms, not 16). A
+# screen that draws no frame this long (covered, on its way out) holds up no journal.
+DRAWN_WAIT = 0.25
 # the newest journaled versions the inspector takes in when it opens a pad (its history then
 # starts there), fewer when they hold more than RECENT_BYTES (about 40 ms a 100 KB version):
 # the version on disk is audited against the last of them
@@ -403,15 +407,24 @@ class InspectorScreen(Screen[None]):
             self._opened()
 
     async def _journal_first_version(self, examined: Examined) -> None:
+        await self._drawn()
         self._number(*await self._journal(examined))
+
+    async def _drawn(self) -> None:
+        """Wait for the frame that shows what the screen was given (DRAWN_WAIT at most)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wait_for_refresh(), DRAWN_WAIT)
 
     async def _journal(self, examined: Examined) -> tuple[str, Journaled | None]:
         """Journal a version that is on screen (in a worker thread); None if it could not
         be (said in a notification)."""
         if self.journal is False:
             return examined.digest, None
+        since = self.inspection.journaled_before(examined.digest)
         try:
-            journaled = await asyncio.to_thread(journal_seen, examined.snapshot, self.journal)
+            journaled = await asyncio.to_thread(
+                journal_seen, examined.snapshot, self.journal, since
+            )
         except (OSError, PadError) as exc:
             self.notify(f"journal not written: {exc}", severity="warning")
             return examined.digest, None
@@ -498,8 +511,10 @@ class InspectorScreen(Screen[None]):
                 and prepared.number is None
                 and self.journal is not False
             ):
-                # journaled once on screen: the fsync is not part of the wait for it (and
-                # the next reading waits for it: the journal keeps the versions' order)
+                # journaled once on screen (see DRAWN_WAIT): the journal's work and fsync
+                # are no part of the wait for it (and the next reading waits for it: the
+                # journal keeps the versions' order)
+                await self._drawn()
                 self.post_message(self.Appended(*await self._journal(prepared.examined)))
 
     def _on_screen(self) -> PadFile | None:

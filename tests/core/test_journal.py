@@ -141,6 +141,31 @@ def test_the_same_bytes_are_not_journaled_twice_in_a_row(tmp_path):
     assert [v.n for v in j.versions()] == [1, 2, 3]
 
 
+def test_bytes_another_writer_journaled_after_the_version_seen_before_are_not_journaled_again(
+    tmp_path,
+):
+    """The inspector journals a version once it is on screen; a restore from the command line
+    may have journaled it meanwhile (the version it replaced), then the restore. Journaled
+    again, it would follow the restore: the journal gives the number it has instead."""
+    j = _journal(tmp_path)
+    one, two = b'[{"kind": "note", "text": "one"}]', b'[{"kind": "note", "text": "two"}]'
+    seen_before = _append(j, one)  # (the inspector's)
+    other = Journal(j.path, str(tmp_path / "pad.json"))  # the command line's
+    assert other.append(two, "json", "seen") == 2
+    assert other.append(one, "json", "restore") == 3
+    assert j.append(two, "json", "seen", since=seen_before) == 2
+    assert [(v.n, v.origin) for v in Journal(j.path).versions()] == [
+        (1, "seen"),
+        (2, "seen"),
+        (3, "restore"),
+    ]
+    # seen after the restore, the same bytes are a new point in time (as without since),
+    # and so are the bytes of the version seen before (a write that came back to them)
+    assert j.append(two, "json", "seen", since=3) == 4
+    assert j.append(one, "json", "seen", since=4) == 5
+    assert j.append(two, "json", "seen", since=4) == 6
+
+
 def _big_pad(changed: int, version: int) -> bytes:
     entries = [
         {
