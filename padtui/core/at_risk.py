@@ -14,7 +14,7 @@ from itertools import chain
 from typing import cast
 
 from padtui.core.compaction import RuleAtRisk
-from padtui.core.matching import common_ends
+from padtui.core.ends import common_ends
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap, RuleMemo, find_rules
 

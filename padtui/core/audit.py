@@ -36,7 +36,8 @@ from padtui.core.carry import (
     stems,
 )
 from padtui.core.claims import count_claims, split_claims
-from padtui.core.matching import common_ends, match
+from padtui.core.ends import common_ends
+from padtui.core.matching import match
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
 from padtui.core.rules import (
     DATE_TAIL,

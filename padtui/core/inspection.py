@@ -16,12 +16,13 @@ from padtui.core.audit import Audit, audit, totals
 from padtui.core.claims import pad_claims
 from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
 from padtui.core.countcache import PadCounters
+from padtui.core.ends import common_ends
 from padtui.core.errors import PadError
 from padtui.core.formats import Layout, PadFile, named
 from padtui.core.fsio import Stamp
 from padtui.core.journal import OWN_ORIGINS, Journal
 from padtui.core.journal import Version as JournalVersion  # (a version as journaled)
-from padtui.core.matching import Pairs, common_ends
+from padtui.core.matching import Pairs
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap
 from padtui.core.store import JournalArg, Snapshot, journal_of, snapshot_of

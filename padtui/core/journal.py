@@ -50,11 +50,14 @@ import re
 import threading
 import time
 import zlib
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 
+from padtui.core.ends import common_ends, common_text_ends
 from padtui.core.errors import PadError
 from padtui.core.formats import MAX_BUDGET, PadFile, named, parse
 from padtui.core.fsio import fsync_dir
@@ -160,6 +163,7 @@ class Journal:
         self._depth: dict[int, int] = {}  # n -> versions since the last full list
         self._ino: tuple[int, int] | None = None
         self._hash_of: dict[str, str] = {}  # source text -> its blob's hash (a memo)
+        self._last_cut: _Cut | None = None  # the last version cut (the next is cut from it)
         self._by_n: dict[int, Version] = {}
         self._line_of: dict[int, bytes] = {}  # n -> the line it was read from
         self._checked = False  # a line with a CRC was read: every later one must have one
@@ -601,11 +605,12 @@ class Journal:
                 h = known[piece] = store(piece.encode("utf-8"))
             return h
 
-        cut = _cut_text(pad_file, data) if pad_file is not None else None
+        cut = _cut_text(pad_file, data, self._last_cut) if pad_file is not None else None
         if cut is None:
             rec["raw"] = store(data)
             return [*blobs, rec]
-        glue, sources = cut
+        self._last_cut = cut
+        glue, sources = cut.glue, cut.sources
         pad = pad_file.pad if pad_file is not None else None
         settings: dict[str, Any] = {}
         if pad is not None and pad.budget_tokens is not None:
@@ -653,28 +658,63 @@ def _cut(pad_file: PadFile, data: bytes) -> tuple[list[bytes], list[bytes]] | No
     cut = _cut_text(pad_file, data)
     if cut is None:
         return None
-    glue, sources = cut
-    return [g.encode("utf-8") for g in glue], [s.encode("utf-8") for s in sources]
+    return [g.encode("utf-8") for g in cut.glue], [s.encode("utf-8") for s in cut.sources]
 
 
-def _cut_text(pad_file: PadFile, data: bytes) -> tuple[list[str], list[str]] | None:
+@dataclass(frozen=True)
+class _Cut:
+    """A version's text cut at its entries' sources (see ``_cut``), with where each source
+    ends in it: the next version's cut takes over what the two texts share."""
+
+    text: str
+    glue: list[str]
+    sources: list[str]
+    ends: list[int]
+
+
+def _cut_text(pad_file: PadFile, data: bytes, last: _Cut | None = None) -> _Cut | None:
     """``_cut``, in text: the entries' sources are the pad's own strings (which the versions
-    seen live share when an entry did not change, so that their blobs are known at once)."""
+    seen live share when an entry did not change, so that their blobs are known at once).
+
+    ``last``: the cut of an earlier version. The sources found in the text the two share at
+    its start, and those after a point where the two walks are in step in the text they
+    share at its end (the same sources left, the same text left), are where they were:
+    only the sources between are looked for (a live pad's new version costs what changed).
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    glue: list[str] = []
-    sources: list[str] = []
-    pos = 0
     fmt = named(pad_file.layout.format)
-    if fmt is None:
+    sources = [e.source or "" for e in pad_file.pad.entries]  # (one empty: not cut)
+    if fmt is None or not all(sources):
         return None
+    n = len(sources)
+    glue: list[str] = []
+    found: list[str] = []
+    ends: list[int] = []
+    pos = i = 0
+    tail_from, shift, t = len(text) + 1, 0, 0
+    if last is not None:
+        same_start, same_end = common_text_ends(last.text, text)
+        a, t = common_ends(last.sources, sources)  # (the very strings, at the two ends)
+        i = bisect_right(last.ends, same_start, 0, a)  # (found in the shared start)
+        glue, found, ends = last.glue[:i], last.sources[:i], last.ends[:i]
+        pos = ends[-1] if ends else 0
+        tail_from, shift = len(text) - same_end, len(text) - len(last.text)
     find, starts, glue_run = text.find, text.startswith, fmt.glue.match
-    for e in pad_file.pad.entries:
-        source = e.source
-        if not source:
-            return None
+    rest = False
+    while i < n:
+        if pos >= tail_from and n - i <= t:  # the same sources left: in step with last?
+            assert last is not None
+            j = i - n + len(last.sources)
+            if (last.ends[j - 1] if j else 0) == pos - shift:
+                glue += last.glue[j:]
+                found += last.sources[j:]
+                ends += [e + shift for e in last.ends[j:]]
+                rest = True
+                break
+        source = sources[i]
         # an entry's source comes right after what its format puts between entries (white
         # space and punctuation in a JSON pad): look there first, then search
         m = glue_run(text, pos)
@@ -682,13 +722,15 @@ def _cut_text(pad_file: PadFile, data: bytes) -> tuple[list[str], list[str]] | N
         if at < 0:
             return None
         glue.append(text[pos:at])
-        sources.append(source)
+        found.append(source)
         pos = at + len(source)
-    glue.append(text[pos:])
-    rebuilt = glue[0] + "".join(s + g for s, g in zip(sources, glue[1:], strict=True))
-    if rebuilt != text:
+        ends.append(pos)
+        i += 1
+    if not rest:
+        glue.append(text[pos:])
+    if "".join(chain.from_iterable(zip(glue[:-1], found, strict=True))) + glue[-1] != text:
         return None
-    return glue, sources
+    return _Cut(text, glue, found, ends)
 
 
 def _line(rec: dict[str, Any]) -> bytes:

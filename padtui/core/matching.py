@@ -7,10 +7,8 @@ import heapq
 import re
 from array import array
 from collections import defaultdict, deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from difflib import SequenceMatcher
-from itertools import islice
-from operator import is_
 
 from padtui.core.model import Entry, Pad
 
@@ -26,17 +24,6 @@ _POSTING_CAP = 400
 _CANDIDATES = 24
 _TRIES = 4
 _TRY_FLOOR = 0.75  # (those with at least this share of the best one's word overlap)
-
-
-def common_ends(old: Sequence[object], new: Sequence[object]) -> tuple[int, int]:
-    """How many items the two share, as the very objects, at their start and then at their
-    end (the two runs never overlap). (Compared in C: a large pad's rows cost their changes.)"""
-    n = min(len(old), len(new))
-    same = list(map(is_, old, new))
-    a = same.index(False) if False in same else n
-    ends = list(islice(map(is_, reversed(old), reversed(new)), n - a))
-    t = ends.index(False) if False in ends else n - a
-    return a, t
 
 
 # --- matching ------------------------------------------------------------------------------

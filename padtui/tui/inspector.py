@@ -42,6 +42,7 @@ from padtui.core import letta, sealing, store
 from padtui.core.at_risk import AtRisk
 from padtui.core.audit import totals
 from padtui.core.compaction import Plan, RuleAtRisk
+from padtui.core.ends import common_ends
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PadFile, format_for_name, named, read_only_reason
 from padtui.core.inspection import (
@@ -56,7 +57,6 @@ from padtui.core.inspection import (
     journaled_already,
 )
 from padtui.core.journal import Journal
-from padtui.core.matching import common_ends
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap, RuleMemo
 from padtui.core.store import Snapshot

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from padtui.core.at_risk import AtRisk
 from padtui.core.compaction import unsealed_rules
-from padtui.core.matching import common_ends
+from padtui.core.ends import common_ends
 from padtui.core.model import Entry, Pad
 from padtui.core.rules import RuleMap
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core import formats
+from padtui.core import ends, formats
 from padtui.core.formats import jsonscan, parse, render
 from padtui.core.model import Entry, Pad, make_entry
 
@@ -944,8 +944,8 @@ def test_the_text_two_versions_share_at_their_ends_is_found_block_by_block(
     a = next((i for i in range(n) if old[i] != new[i]), n)
     t = next((i for i in range(n - a) if old[-1 - i] != new[-1 - i]), n - a)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(formats.base, "_BLOCK", block)
-        assert formats.base.common_text_ends(old, new) == (a, t)
+        patch.setattr(ends, "_BLOCK", block)
+        assert ends.common_text_ends(old, new) == (a, t)
 
 
 @settings(max_examples=600, deadline=None)

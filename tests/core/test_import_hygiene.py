@@ -92,6 +92,7 @@ BELOW_FORMATS = (
     "padtui.core.model",
     "padtui.core.errors",
     "padtui.core.text",
+    "padtui.core.ends",
 )
 
 
@@ -220,7 +221,7 @@ def test_the_process_check_would_see_a_change(change: str) -> None:
 
 # the layers of ARCHITECTURE.md, lowest first: a module imports its own layer or lower ones
 LAYERS = (
-    ("model", "vocabulary", "errors", "text", "names", "runs"),
+    ("model", "vocabulary", "errors", "text", "names", "runs", "ends"),
     ("formats",),
     ("fsio", "lock", "store", "journal"),
     ("claims", "rules"),

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from padtui.core.errors import PadError
 from padtui.core.formats import parse
 from padtui.core.history import history
-from padtui.core.journal import Journal, journal_path_for, state_dir
+from padtui.core.journal import Journal, _cut_text, journal_path_for, state_dir
 from padtui.core.tokens import counter_for
 
 
@@ -322,3 +322,52 @@ def test_history_gives_tokens_and_the_verdict_of_each_transition(tmp_path):
     assert rows[3].tokens is None
     out = rows[2].as_json()
     assert out["verdict"] == "corruption" and out["against"] == 2
+
+
+_few_texts = st.sampled_from(["a", "b", "a b", "- a", "## a", "a,b", "a\nb"])
+
+
+def _written(fmt: str, texts: list[str], gap: str) -> tuple[str, bytes]:
+    """A pad of ``texts`` (notes) in ``fmt``, its entries apart by ``gap`` where the format
+    lets white space vary."""
+    if fmt == "json":
+        items = [{"kind": "note", "text": t} for t in texts]
+        return "pad.json", json.dumps(items, indent=1).replace("},", "}" + gap + ",").encode()
+    if fmt == "jsonl":
+        lines = [json.dumps({"kind": "note", "text": t}) for t in texts]
+        return "pad.jsonl", ("\n" + gap.strip(" ")).join(lines).encode() + b"\n"
+    bullets = "".join(f"- {t.replace(chr(10), ' ')}\n" + gap.strip(" ,") for t in texts)
+    return "pad.md", ("## Notes\n\n" + bullets).encode()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    fmt=st.sampled_from(["json", "jsonl", "md"]),
+    versions=st.lists(
+        st.tuples(st.lists(_few_texts, min_size=1, max_size=8), st.sampled_from(["", " ", "\n"])),
+        min_size=2,
+        max_size=4,
+    ),
+    keep=st.integers(0, 8),
+)
+def test_a_version_is_cut_from_the_cut_before_it_as_it_is_cut_alone(
+    fmt: str, versions: list[tuple[list[str], str]], keep: int
+) -> None:
+    """The journal cuts a version at its entries' sources from the cut of the version before
+    (what the two texts share at their start and end is not searched again): the glue, the
+    sources and where they end must be what cutting it alone gives."""
+    last = None
+    previous = None
+    texts: list[str] = []
+    for new, gap in versions:
+        texts = texts[: keep % (len(texts) + 1)] + new  # (a change after a shared start)
+        name, data = _written(fmt, texts, gap)
+        pf = parse(name, data, previous=previous)
+        alone = _cut_text(pf, data)
+        got = _cut_text(pf, data, last)
+        if alone is None:
+            assert got is None
+        else:
+            assert got is not None
+            assert (got.glue, got.sources, got.ends) == (alone.glue, alone.sources, alone.ends)
+        last, previous = got or last, pf

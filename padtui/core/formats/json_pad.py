@@ -17,9 +17,10 @@ from itertools import accumulate, repeat
 from operator import add, attrgetter
 from typing import Any
 
+from padtui.core.ends import common_text_ends
 from padtui.core.errors import PadError, json_type
 from padtui.core.formats import jsonscan, known
-from padtui.core.formats.base import BOM, Layout, PadFile, Settings, common_text_ends
+from padtui.core.formats.base import BOM, Layout, PadFile, Settings
 from padtui.core.formats.jsonscan import WS, has_surrogate_escape, skip
 from padtui.core.formats.memories import MEMORY_READ_ONLY, is_memory_list, memory_entry
 from padtui.core.formats.objects import (
