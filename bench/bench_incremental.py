@@ -12,6 +12,9 @@ text changed, as an agent saves them. For each new version it times, in process:
 - *take in*: ``Inspection.observe``: token counts (cached by text: only the changed entry is
   encoded), claims, and the audit against the version before (entries matched by id, exact
   text, then close text);
+- *journal*: the version journaled as the inspector journals it once it is on screen
+  (``journal_seen``: cut at its entries' sources, new blobs written, fsync included), into a
+  journal in the temporary folder;
 
 and compares them with a full tokenization of the same pad (every entry's text encoded, as a
 cold start does, in batch) and with taking in the same version with an empty token cache.
@@ -34,7 +37,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import padgen
 
-from padtui.core.inspection import Inspection
+from padtui.core.inspection import Inspection, journal_seen
+from padtui.core.journal import Journal
 from padtui.core.tokens import TokenCounter, counter_for
 from padtui.core.watcher import read_once
 
@@ -64,8 +68,7 @@ def main() -> None:
         # a full tokenization of the pad: every text encoded (batch, threads), best of 3
         full = []
         for _ in range(3):
-            cold = TokenCounter.__new__(TokenCounter)
-            cold.encoding, cold._enc, cold._cache = counter.encoding, counter._enc, {}
+            cold = TokenCounter(counter.encoding)  # (an empty cache; the encoding is shared)
             gc.collect()
             t = time.perf_counter()
             cold.count_many(texts)
@@ -75,12 +78,14 @@ def main() -> None:
         encoded: list[int] = []
         real = counter._encode_chunk
 
-        def counting(chunk: list[str]) -> list[int]:
+        def counting(chunk: list[str], *rest: object) -> list[int]:
             encoded[-1] += len(chunk)
-            return real(chunk)
+            return real(chunk, *rest)
 
         counter._encode_chunk = counting  # type: ignore[method-assign]
-        reads, takes = [], []
+        journal = Journal(os.path.join(tmp, "journal.jsonl"), path)
+        journal.append(first.snapshot.data, "json", "seen", insp.current.pad_file)
+        reads, takes, appends = [], [], []
         for v in range(args.versions):
             padgen.edit_one(entries, v, rng)
             padgen.write_pad(path, entries, budget)
@@ -94,8 +99,11 @@ def main() -> None:
             observed = insp.observe(reading.snapshot)
             t2 = time.perf_counter()
             assert observed is not None and observed.version.verdict == "growth"
+            t3 = time.perf_counter()
+            journal_seen(insp.current.snapshot, journal)
             reads.append(t1 - t)
             takes.append(t2 - t1)
+            appends.append(time.perf_counter() - t3)
         counter._encode_chunk = real  # type: ignore[method-assign]
 
         # the same last version taken in with an empty token cache, for comparison
@@ -110,6 +118,7 @@ def main() -> None:
 
     read_ms = statistics.median(reads) * 1000
     take_ms = statistics.median(takes) * 1000
+    append_ms = statistics.median(appends) * 1000
     full_ms = t_full * 1000
     result = {
         "tokens": tokens,
@@ -121,6 +130,7 @@ def main() -> None:
         "take_in_median_ms": take_ms,
         "take_in_p90_ms": sorted(takes)[int(0.9 * (len(takes) - 1))] * 1000,
         "take_in_uncached_ms": t_uncached * 1000,
+        "journal_median_ms": append_ms,
         "texts_encoded_per_version": statistics.median(encoded),
         "take_in_share_of_full_tokenization": take_ms / full_ms,
         "read_and_take_in_share_of_full_tokenization": (read_ms + take_ms) / full_ms,
@@ -140,6 +150,7 @@ def main() -> None:
         f"new version, read + take in:            {read_ms + take_ms:7.1f} ms "
         f"({(read_ms + take_ms) / full_ms:.0%} of a full tokenization)"
     )
+    print(f"new version, journaled (median):        {append_ms:7.1f} ms (fsync included)")
     print(f"same version taken in, empty cache:     {t_uncached * 1000:7.1f} ms")
     print(f"texts encoded per new version (median): {statistics.median(encoded):g}")
     if args.json:
