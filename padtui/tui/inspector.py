@@ -102,6 +102,7 @@ RETRY_AFTER_FAILURE = 1.0
 # beside that frame, took the GIL from it (at 200k tokens the frame took 30 ms, not 16). A
 # screen that draws no frame this long (covered, on its way out) holds up no journal.
 DRAWN_WAIT = 0.25
+JOURNAL_WAIT = 10.0  # seconds a closing screen waits for an append under way (an fsync)
 # the newest journaled versions the inspector takes in when it opens a pad (its history then
 # starts there), fewer when they hold more than RECENT_BYTES (about 40 ms a 100 KB version):
 # the version on disk is audited against the last of them
@@ -333,6 +334,10 @@ class InspectorScreen(Screen[None]):
         # the entries and rows of the last draw with no marks (then only what a new version
         # changed is drawn anew: see _rows_after)
         self._last_plain: tuple[tuple[Entry, ...], list[Row], list[Row]] | None = None
+        # a version on screen that waits for its frame to be journaled, and the append under
+        # way (set when done): the screen does not go before either is journaled
+        self._unjournaled: Examined | None = None
+        self._journaling: threading.Event | None = None
 
     # --- layout --------------------------------------------------------------------------
 
@@ -407,13 +412,26 @@ class InspectorScreen(Screen[None]):
             self._opened()
 
     async def _journal_first_version(self, examined: Examined) -> None:
-        await self._drawn()
-        self._number(*await self._journal(examined))
+        self._number(*await self._journal_drawn(examined))
 
-    async def _drawn(self) -> None:
-        """Wait for the frame that shows what the screen was given (DRAWN_WAIT at most)."""
+    async def _journal_drawn(self, examined: Examined) -> tuple[str, Journaled | None]:
+        """Journal a version on screen once the frame that shows it is drawn (DRAWN_WAIT at
+        most; if the screen goes meanwhile, it is journaled as it goes: see on_unmount)."""
+        self._unjournaled = examined
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.wait_for_refresh(), DRAWN_WAIT)
+        return await self._journal(examined)
+
+    def on_unmount(self) -> None:
+        """Every version taken in is journaled before the screen goes: one that waits for
+        its frame is journaled now (on this thread), an append under way is waited for."""
+        pending, self._unjournaled = self._unjournaled, None
+        if pending is not None and self.journal is not False:
+            since = self.inspection.journaled_before(pending.digest)
+            with contextlib.suppress(Exception):  # (no screen left to say it on)
+                journal_seen(pending.snapshot, self.journal, since)
+        if self._journaling is not None:
+            self._journaling.wait(JOURNAL_WAIT)
 
     async def _journal(self, examined: Examined) -> tuple[str, Journaled | None]:
         """Journal a version that is on screen (in a worker thread); None if it could not
@@ -421,10 +439,19 @@ class InspectorScreen(Screen[None]):
         if self.journal is False:
             return examined.digest, None
         since = self.inspection.journaled_before(examined.digest)
+        finished = self._journaling = threading.Event()
+        journal = self.journal
+
+        def append() -> Journaled:
+            try:
+                return journal_seen(examined.snapshot, journal, since)
+            finally:
+                finished.set()
+
+        if self._unjournaled is examined:
+            self._unjournaled = None
         try:
-            journaled = await asyncio.to_thread(
-                journal_seen, examined.snapshot, self.journal, since
-            )
+            journaled = await asyncio.to_thread(append)
         except (OSError, PadError) as exc:
             self.notify(f"journal not written: {exc}", severity="warning")
             return examined.digest, None
@@ -514,8 +541,7 @@ class InspectorScreen(Screen[None]):
                 # journaled once on screen (see DRAWN_WAIT): the journal's work and fsync
                 # are no part of the wait for it (and the next reading waits for it: the
                 # journal keeps the versions' order)
-                await self._drawn()
-                self.post_message(self.Appended(*await self._journal(prepared.examined)))
+                self.post_message(self.Appended(*await self._journal_drawn(prepared.examined)))
 
     def _on_screen(self) -> PadFile | None:
         """The version on screen: a new one is read against it (only its changes parsed)."""
