@@ -691,15 +691,14 @@ def _cut_text(pad_file: PadFile, data: bytes, last: _Cut | None = None) -> _Cut 
         return None
     n = len(sources)
     glue: list[str] = []
-    found: list[str] = []
-    ends: list[int] = []
+    ends: list[int] = []  # where each source ends in the text
     pos = i = 0
     tail_from, shift, t = len(text) + 1, 0, 0
     if last is not None:
         same_start, same_end = common_text_ends(last.text, text)
         a, t = common_ends(last.sources, sources)  # (the very strings, at the two ends)
         i = bisect_right(last.ends, same_start, 0, a)  # (found in the shared start)
-        glue, found, ends = last.glue[:i], last.sources[:i], last.ends[:i]
+        glue, ends = last.glue[:i], last.ends[:i]
         pos = ends[-1] if ends else 0
         tail_from, shift = len(text) - same_end, len(text) - len(last.text)
     find, starts, glue_run = text.find, text.startswith, fmt.glue.match
@@ -710,7 +709,6 @@ def _cut_text(pad_file: PadFile, data: bytes, last: _Cut | None = None) -> _Cut 
             j = i - n + len(last.sources)
             if (last.ends[j - 1] if j else 0) == pos - shift:
                 glue += last.glue[j:]
-                found += last.sources[j:]
                 ends += [e + shift for e in last.ends[j:]]
                 rest = True
                 break
@@ -722,15 +720,14 @@ def _cut_text(pad_file: PadFile, data: bytes, last: _Cut | None = None) -> _Cut 
         if at < 0:
             return None
         glue.append(text[pos:at])
-        found.append(source)
         pos = at + len(source)
         ends.append(pos)
         i += 1
     if not rest:
         glue.append(text[pos:])
-    if "".join(chain.from_iterable(zip(glue[:-1], found, strict=True))) + glue[-1] != text:
+    if "".join(chain.from_iterable(zip(glue[:-1], sources, strict=True))) + glue[-1] != text:
         return None
-    return _Cut(text, glue, found, ends)
+    return _Cut(text, glue, sources, ends)
 
 
 def _line(rec: dict[str, Any]) -> bytes:

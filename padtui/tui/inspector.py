@@ -423,35 +423,39 @@ class InspectorScreen(Screen[None]):
         return await self._journal(examined)
 
     def on_unmount(self) -> None:
-        """Every version taken in is journaled before the screen goes: one that waits for
-        its frame is journaled now (on this thread), an append under way is waited for."""
-        pending, self._unjournaled = self._unjournaled, None
-        if pending is not None and self.journal is not False:
-            since = self.inspection.journaled_before(pending.digest)
-            with contextlib.suppress(Exception):  # (no screen left to say it on)
-                journal_seen(pending.snapshot, self.journal, since)
+        """Every version taken in is journaled before the screen goes: an append under way
+        is waited for, and one that waits for its frame is journaled now (on this thread)."""
         if self._journaling is not None:
             self._journaling.wait(JOURNAL_WAIT)
+        pending, self._unjournaled = self._unjournaled, None
+        if pending is not None and self.journal is not False:
+            with contextlib.suppress(Exception):  # (no screen left to say it on)
+                self._append(pending)()
+
+    def _append(self, examined: Examined) -> Callable[[], Journaled]:
+        """The journal's append of a version on screen, as a call to make (``_journaling``
+        is set once it is made)."""
+        since = self.inspection.journaled_before(examined.digest)
+        finished = self._journaling = threading.Event()
+        snapshot, journal = examined.snapshot, self.journal
+        if self._unjournaled is examined:
+            self._unjournaled = None
+
+        def append() -> Journaled:
+            try:
+                return journal_seen(snapshot, journal, since)
+            finally:
+                finished.set()
+
+        return append
 
     async def _journal(self, examined: Examined) -> tuple[str, Journaled | None]:
         """Journal a version that is on screen (in a worker thread); None if it could not
         be (said in a notification)."""
         if self.journal is False:
             return examined.digest, None
-        since = self.inspection.journaled_before(examined.digest)
-        finished = self._journaling = threading.Event()
-        journal = self.journal
-
-        def append() -> Journaled:
-            try:
-                return journal_seen(examined.snapshot, journal, since)
-            finally:
-                finished.set()
-
-        if self._unjournaled is examined:
-            self._unjournaled = None
         try:
-            journaled = await asyncio.to_thread(append)
+            journaled = await asyncio.to_thread(self._append(examined))
         except (OSError, PadError) as exc:
             self.notify(f"journal not written: {exc}", severity="warning")
             return examined.digest, None

@@ -281,10 +281,9 @@ def _indent_unit(text: str, first: str | None, lead: str) -> str | None:
     its source text, None in a pad of no entries)."""
     if first is None:
         return "  " if "\n" in text.strip(WS) else None
-    src = first
-    if "\n" not in src:
+    if "\n" not in first:
         return None
-    second = src.split("\n", 1)[1]
+    second = first.split("\n", 1)[1]
     indent = second[: len(second) - len(second.lstrip(" \t"))]
     base = lead.rsplit("\n", 1)[-1]
     return indent[len(base) :] or "  "
