@@ -12,6 +12,8 @@ from operator import attrgetter
 from typing import Literal, cast
 
 from rich.cells import cell_len, get_character_cell_size
+from rich.segment import Segment
+from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.content import Content
 from textual.css.styles import RulesMap
@@ -208,18 +210,44 @@ class RowVisual(Visual):
     def get_height(self, rules: RulesMap, width: int) -> int:
         return self._wrapped(width)[2]
 
-    def render_strips(
-        self, width: int, height: int | None, style: Style, options: RenderOptions
-    ) -> list[Strip]:
+    def _pieces(self, width: int) -> list[Content]:
+        """The row's styled lines, wrapped at ``width`` cells."""
         if self._content is None:
             self._content = Content.from_rich_text(row_text(self.row))
         lines = self._content.split("\n", allow_blank=True)
-        strips = [
-            Strip(piece.rstrip().render_segments(style))
+        return [
+            piece.rstrip()
             for line, breaks in zip(lines, self.breaks(width), strict=True)
             for piece in (line.divide(breaks) if breaks else [line])
         ]
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        strips = [Strip(piece.render_segments(style)) for piece in self._pieces(width)]
         return strips if height is None else strips[:height]
+
+    def padded_strips(
+        self, width: int, left: int, right: int, style: Style, meta: RichStyle
+    ) -> list[Strip] | None:
+        """The row's lines as an ``OptionList`` draws an option (padded with ``left`` and
+        ``right`` cells and filled out to ``width``, every segment carrying ``meta``), each
+        made at once rather than by a strip per step. None if a line would not fit."""
+        inner = width - left - right
+        rich_style = style.rich_style
+        before = [Segment(" " * left, rich_style)] if left else []
+        after = [Segment(" " * right, rich_style)] if right else []
+        strips = []
+        for piece in self._pieces(inner):
+            fill = inner - piece.cell_length
+            if fill < 0:
+                return None
+            segments = piece.render_segments(style)
+            if fill:
+                segments.append(Segment(" " * fill, rich_style))
+            line = [*before, *segments, *after]
+            strips.append(Strip(list(Segment.apply_style(line, meta)), width))
+        return strips
 
 
 _row_flags = attrgetter(*(f.name for f in fields(Row) if f.name != "entry"))
@@ -480,6 +508,28 @@ class EntryPane(PagedList):
             to_line = cache.index_to_line
             for i in range(b, len(self._options)):
                 to_line[i] += moved
+
+    def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
+        """An option's lines as ``OptionList`` draws them: a row's made in one pass
+        (``RowVisual.padded_strips``), since a pane scrolled to a change draws a screenful
+        of rows it has not drawn before. Anything else is drawn ``OptionList``'s way."""
+        padding = self.get_component_styles("option-list--option").padding
+        key = (option, style, padding)
+        strips = self._option_render_cache.get(key)
+        if strips is None:
+            visual = self._get_visual(option)
+            if (
+                isinstance(visual, RowVisual)
+                and not (padding.top or padding.bottom or option._divider)
+                and self.styles.content_align == ("left", "top")
+            ):
+                width = self.scrollable_content_region.width - self._get_left_gutter_width()
+                meta = RichStyle.from_meta({"option": self._option_to_index[option]})
+                strips = visual.padded_strips(width, padding.left, padding.right, style, meta)
+            if strips is None:
+                return super()._get_option_render(option, style)
+            self._option_render_cache[key] = strips
+        return strips
 
     @property
     def selected_row(self) -> Row | None:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.widgets import OptionList
 
 from padtui.tui import widgets
 from padtui.tui.widgets import EntryPane
@@ -188,3 +189,35 @@ async def test_a_pane_that_grows_past_its_height_scrolls_to_its_last_row(tmp_pat
         await h.until(lambda: not pane.show_vertical_scrollbar, "the scroll bar gone")
         await h.pilot.pause()
         assert pane.scroll_y == 0 and "note 0:" in h.screen_text()
+
+
+@pytest.mark.parametrize("size", [(160, 45), (61, 20)])
+async def test_a_row_is_drawn_line_for_line_as_the_option_list_draws_an_option(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    pad = tmp_path / "pads" / "pad.json"
+    pad.parent.mkdir()
+    entries: list[dict[str, object]] = [
+        {"kind": "constraint", "id": "c-1", "text": "Never retry writes after a 5xx."},
+        {"kind": "note", "id": "n-wide", "text": "宽字符的笔记 " * 9 + "\tafter a tab"},
+        {"kind": "note", "id": "n-long", "text": "word " * 70 + "unbrokenword" * 12},
+        {"kind": "plan", "id": "p-1", "text": "line one\n\n  indented line three   "},
+        {"kind": "hypothesis", "id": "h-1", "text": ""},
+        {"kind": "loss_record", "id": "l-1", "text": "Dropped: two notes.", "sealed": True},
+    ]
+    save(pad, entries)
+    async with inspector(pad, size=size) as h:
+        for name in ("sealed", "rewritable"):
+            pane = h.pane(name)
+            for classes in (
+                ("option-list--option",),
+                ("option-list--option", "option-list--option-highlighted"),
+            ):
+                style = pane.get_visual_style(*classes)
+                for option in pane.options:
+                    pane._option_render_cache.clear()
+                    ours = pane._get_option_render(option, style)
+                    pane._option_render_cache.clear()
+                    theirs = OptionList._get_option_render(pane, option, style)
+                    assert ours == theirs
+                    assert [s.cell_length for s in ours] == [s.cell_length for s in theirs]
