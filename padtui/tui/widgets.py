@@ -12,13 +12,15 @@ from operator import attrgetter
 from typing import Literal, cast
 
 from rich.cells import cell_len, get_character_cell_size
+from rich.color import Color as RichColor
 from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.content import Content
 from textual.css.styles import RulesMap
-from textual.geometry import Size
+from textual.geometry import Region, Size, Spacing
 from textual.reactive import reactive
+from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual, VisualType
@@ -258,6 +260,68 @@ def row_key(row: Row) -> tuple[object, ...]:
     """Everything a row's look depends on: the row but its entry's position (except as the
     entry's ``#N`` label), so that an entry that only moved keeps its rendered option."""
     return _entry_look(row.entry), _row_flags(row)
+
+
+class PaneScrollBar(ScrollBar):
+    """A pane's scroll bar, drawn a strip a line.
+
+    A pane that scrolls to what a new version changed moves its bar on every version, and
+    ``ScrollBar`` draws the bar through Rich and the widget's styles, four strips a line.
+    This makes each line at once, as the same segments; a bar styled in a way this does not
+    know (a border, padding, a tint, transparency) is drawn ``ScrollBar``'s way."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        bar = self.render()
+        styles = self.styles
+        if (
+            not self.vertical
+            or type(bar) is not ScrollBarRender  # (a renderer of someone's own draws it)
+            or not isinstance(bar.style, RichStyle)
+            or crop.bottom > self.size.height
+            or styles.gutter != _NO_SPACE
+            or any(edge for edge, _color in styles.outline)
+            or styles.tint.a
+            or styles.text_opacity != 1
+            or self.opacity != 1
+            or styles.has_rule("hatch")
+        ):
+            return super().render_lines(crop)
+        width, height = self.size
+        segments = ScrollBarRender.render_bar(
+            size=height,
+            virtual_size=bar.virtual_size,
+            window_size=bar.window_size,
+            position=bar.position,
+            thickness=width,
+            vertical=True,
+            back_color=bar.style.bgcolor or _BAR_BACK,
+            bar_color=bar.style.color or _BAR_COLOR,
+        )
+        base = self.visual_style.rich_style
+        lines = [
+            Strip([Segment(text, base + style)], width)
+            for text, style, _control in segments.segments
+            if text != "\n"
+        ]
+        if len(lines) != height:
+            return super().render_lines(crop)
+        _base_background, background = self.background_colors
+        filters = self.get_line_filters()
+        strips = []
+        for y in crop.line_range:
+            strip = lines[y]
+            for line_filter in filters:
+                strip = strip.apply_filter(line_filter, background)
+            strips.append(strip)
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips
+
+
+_NO_SPACE = Spacing(0, 0, 0, 0)
+_BAR_BACK = RichColor.parse("#555555")  # (ScrollBarRender's, when the style has none)
+_BAR_COLOR = RichColor.parse("bright_magenta")
 
 
 class PagedList(OptionList):
@@ -530,6 +594,18 @@ class EntryPane(PagedList):
                 return super()._get_option_render(option, style)
             self._option_render_cache[key] = strips
         return strips
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The pane's scroll bar (a ``PaneScrollBar``), made when first asked for."""
+        if self._vertical_scrollbar is None:
+            bar = PaneScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
+            )
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     @property
     def selected_row(self) -> Row | None:

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.geometry import Offset, Region
+from textual.scrollbar import ScrollBar
 from textual.widgets import OptionList
 
 from padtui.tui import widgets
@@ -221,3 +223,28 @@ async def test_a_row_is_drawn_line_for_line_as_the_option_list_draws_an_option(
                     theirs = OptionList._get_option_render(pane, option, style)
                     assert ours == theirs
                     assert [s.cell_length for s in ours] == [s.cell_length for s in theirs]
+
+
+async def test_a_pane_s_scroll_bar_is_drawn_line_for_line_as_the_scroll_bar_draws_itself(
+    tmp_path: Path,
+) -> None:
+    pad, _entries = pad_of_notes(tmp_path, 300)
+    async with inspector(pad, size=(100, 30)) as h:
+        pane = h.pane("rewritable")
+        bar = pane.vertical_scrollbar
+        assert isinstance(bar, widgets.PaneScrollBar)
+        drawn = set()
+        for target in (0, 1, 7, 150, 299, 298):
+            pane.highlighted = target
+            await h.pilot.pause()
+            for mouse_over, grabbed in ((False, None), (True, None), (False, Offset(0, 3))):
+                bar.mouse_over, bar.grabbed = mouse_over, grabbed
+                for crop in (bar.size.region, Region(0, 2, bar.size.width, 5), Region(1, 0, 1, 4)):
+                    ours = bar.render_lines(crop)
+                    bar._styles_cache.clear()
+                    bar.refresh()
+                    theirs = ScrollBar.render_lines(bar, crop)
+                    assert ours == theirs
+                    assert len(ours) == crop.height
+                    drawn.add(repr([list(s) for s in ours]))
+        assert len(drawn) > 10  # (the thumb and its styles did move and change)
