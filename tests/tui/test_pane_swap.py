@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from textual._styles_cache import StylesCache
 from textual.geometry import Offset, Region
 from textual.scrollbar import ScrollBar
 from textual.widgets import OptionList
@@ -248,3 +249,30 @@ async def test_a_pane_s_scroll_bar_is_drawn_line_for_line_as_the_scroll_bar_draw
                     assert len(ours) == crop.height
                     drawn.add(repr([list(s) for s in ours]))
         assert len(drawn) > 10  # (the thumb and its styles did move and change)
+
+
+@pytest.mark.parametrize("size", [(160, 45), (61, 20)])
+async def test_a_pane_s_lines_are_the_lines_the_styles_cache_makes(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    pad, _entries = pad_of_notes(tmp_path, 120)
+    async with inspector(pad, size=size) as h:
+        for name, other in (("sealed", "rewritable"), ("rewritable", "sealed")):
+            pane = h.pane(name)
+            for focused in (pane, h.pane(other)):  # (the border's colour changes with focus)
+                focused.focus()
+                pane.highlighted = 60
+                await h.pilot.pause()
+                crop = pane.outer_size.region  # (border and padding too)
+                ours = pane._styles_cache
+                assert isinstance(ours, widgets.PaneLines)
+                ours.clear()
+                made = pane.render_lines(crop)
+                assert ours._edges is not None and ours._edges[1] is not None  # (its own way)
+                pane._styles_cache = StylesCache()
+                try:
+                    expected = pane.render_lines(crop)
+                finally:
+                    pane._styles_cache = ours
+                assert made == expected
+                assert [s.cell_length for s in made] == [s.cell_length for s in expected]
