@@ -586,7 +586,17 @@ class InspectorScreen(Screen[None]):
         if observed is not None:
             self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)
             self._announce(observed)
-            self.call_after_refresh(settle_memory)
+            self._settle_memory_once_drawn()
+
+    @work(group="settle-memory", exclusive=True, description="set the version in memory aside")
+    async def _settle_memory_once_drawn(self) -> None:
+        """``settle_memory`` once the frame showing the new version is drawn (DRAWN_WAIT at
+        most): its collection is no part of the wait for the frame. (``call_after_refresh``
+        from the screen's own handler runs before the frame: its widgets are not yet
+        marked for it.)"""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wait_for_refresh(), DRAWN_WAIT)
+        settle_memory()
 
     def _announce(self, observed: Observed) -> None:
         if observed.trial_invalidated:
