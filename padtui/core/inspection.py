@@ -10,6 +10,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import NamedTuple, Protocol, TypedDict, Unpack
 
 from padtui.core.audit import Audit, audit, totals
@@ -143,6 +144,9 @@ class Parsed(Protocol):
     def layout(self) -> Layout: ...
 
 
+_SOURCE = attrgetter("source")
+
+
 def shared(old: Parsed, new: PadFile) -> PadFile:
     """``new``, its unchanged entries (and the text between them) being ``old``'s own objects.
 
@@ -159,14 +163,21 @@ def shared(old: Parsed, new: PadFile) -> PadFile:
     # the two ends that are its very objects are passed over at C speed)
     a, t = common_ends(olds, news)
     moved: dict[str, Entry] | None = None  # old entries by source, if some moved
+    looked = False  # (the old sources looked through once already)
     entries = list(news[:a])
     for i in range(a, len(news) - t):
         e = news[i]
         o = olds[i] if i < len(olds) else None
         if o is None or o.source != e.source:  # not in its place: elsewhere, perhaps
-            if moved is None:
-                moved = {x.source: x for x in olds if x.source is not None}
-            o = moved.get(e.source) if e.source is not None else None
+            o = None
+            if e.source is not None and moved is None:
+                # (an edit's text is nowhere in the old version: one look in C for the first,
+                # the map of the old sources made for a second, or once one is found)
+                if looked or e.source in map(_SOURCE, olds):
+                    moved = {x.source: x for x in olds if x.source is not None}
+                looked = True
+            if moved is not None and e.source is not None:
+                o = moved.get(e.source)
         if (
             o is None
             or e.source is None
