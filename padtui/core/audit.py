@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter, itemgetter
 from typing import Any, Generic, TypeVar
 
 from padtui.core.carry import (
@@ -37,7 +38,7 @@ from padtui.core.carry import (
 )
 from padtui.core.claims import count_claims, split_claims
 from padtui.core.ends import common_ends
-from padtui.core.matching import match
+from padtui.core.matching import match_ends
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
 from padtui.core.rules import (
     DATE_TAIL,
@@ -140,15 +141,16 @@ def audit(
     counter = counter or counter_for(new.encoding or old.encoding)
     before = totals(old, counter)
     after = totals(new, counter)
-    matches = match(old, new)
-    if _same_content(old, new, matches):
+    matches, ends = match_ends(old, new)
+    if _same_content(old, new, matches, ends):
         return _audit(Verdict.UNCHANGED, (), matches, before, after)
     base = rule_map or RuleMap.default()
-    ctx = _Rewrite(old, new, matches, base.for_pad(old), base.for_pad(new))
+    ctx = _Rewrite(old, new, matches, base.for_pad(old), base.for_pad(new), ends)
     ctx.count_lost = after.claims < before.claims  # (claims lost matter only if claims fell)
     findings: list[Finding] = []
     derived = ctx.derived
-    for o in old.entries:
+    a, t = ends  # (the very entries, each paired with itself: nothing to say of them)
+    for o in old.entries if derived else old.entries[a : len(old.entries) - t]:
         hit = matches.get(o.index)
         n = new.entries[hit[0]] if hit else None
         if n is o and not derived:
@@ -374,6 +376,9 @@ _RECORD_WORDS = frozenset(
 )
 
 
+_DERIVED_FROM = attrgetter("derived_from")
+
+
 class _Rewrite:
     """The two sides of the rewrite being audited, and what the findings look up in them."""
 
@@ -384,30 +389,31 @@ class _Rewrite:
         matches: dict[int, tuple[int, str]],
         old_map: RuleMap,
         new_map: RuleMap,
+        ends: tuple[int, int] = (0, 0),
     ) -> None:
         self.old, self.new = old, new
         self.old_map, self.new_map = old_map, new_map
-        matched = {n: o for o, (n, _) in matches.items()}
+        matched = dict(zip(map(itemgetter(0), matches.values()), matches, strict=True))
         self.back = matched
         # records that this rewrite wrote: their "#N" labels count old positions
-        self.records = [
-            RecordNames(e, e.index not in matched) for e in new.entries if e.kind == "loss_record"
-        ]
-        self.record_texts = [normalize(e.text) for e in new.entries if e.kind == "loss_record"]
+        records = [e for e in new.entries if e.kind == "loss_record"]
+        self.records = [RecordNames(e, e.index not in matched) for e in records]
+        self.record_texts = [normalize(e.text) for e in records]
         # only a record this rewrite wrote (or edited) can declare its losses by describing
         # them or naming their section: an old record about a section declares nothing new
         written = [
             e
-            for e in new.entries
-            if e.kind == "loss_record"
-            and (e.index not in matched or old.entries[matched[e.index]].text != e.text)
+            for e in records
+            if e.index not in matched or old.entries[matched[e.index]].text != e.text
         ]
         self.new_record_texts = [normalize(e.text) for e in written]
         self.record_stems = [stems(e.text) - _RECORD_WORDS for e in written]
         # the new entries this rewrite wrote or edited: where a changed claim went, mostly
+        # (those at the two ends paired with themselves, the very objects, are neither)
+        a, t = ends
         self.changed = [
             e
-            for e in new.entries
+            for e in new.entries[a : len(new.entries) - t]
             if e.index not in matched
             or old.entries[matched[e.index]].text != e.text
             or old.entries[matched[e.index]].context != e.context
@@ -417,9 +423,10 @@ class _Rewrite:
         self._df: dict[str, int] | None = None
         self._flat: str | None = None
         self.derived: dict[str, list[Entry]] = defaultdict(list)
-        for n in new.entries:
-            for ref in n.derived_from:
-                self.derived[ref].append(n)
+        if any(map(_DERIVED_FROM, new.entries)):  # (most pads: none, looked for in C)
+            for n in new.entries:
+                for ref in n.derived_from:
+                    self.derived[ref].append(n)
         self.declared = False  # some loss was declared (derived_from or a loss record)
         self.lost_claims = 0  # claims carried nowhere, undeclared
         self.count_lost = True
@@ -843,11 +850,16 @@ def _content(e: Entry) -> dict[str, Any]:
     return out
 
 
-def _same_content(old: Pad, new: Pad, matches: dict[int, tuple[int, str]]) -> bool:
-    """The same entries, in any order, under the same headings."""
+def _same_content(
+    old: Pad, new: Pad, matches: dict[int, tuple[int, str]], ends: tuple[int, int] = (0, 0)
+) -> bool:
+    """The same entries, in any order, under the same headings. (``ends``: the entries at
+    the two ends paired with themselves, the very objects, looked at no further.)"""
     if len(old.entries) != len(new.entries) or len(matches) != len(old.entries):
         return False  # (an entry came or went: most rewrites, told apart at once)
-    pairs = [(old.entries[o], new.entries[n]) for o, (n, _how) in matches.items()]
+    a, t = ends
+    between = old.entries[a : len(old.entries) - t]
+    pairs = [(o, new.entries[matches[o.index][0]]) for o in between]
     if not all(a is b or (a.text == b.text and a.context == b.context) for a, b in pairs):
         return False
     key = lambda e: json.dumps([_content(e), list(e.context)], sort_keys=True)  # noqa: E731

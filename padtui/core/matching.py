@@ -7,9 +7,12 @@ import heapq
 import re
 from array import array
 from collections import defaultdict, deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from difflib import SequenceMatcher
+from itertools import compress, repeat
+from operator import and_, attrgetter, eq, is_, itemgetter, not_, sub
 
+from padtui.core.ends import common_ends
 from padtui.core.model import Entry, Pad
 
 CLOSE_ENOUGH = 0.6  # SequenceMatcher ratio of a small edit
@@ -42,26 +45,107 @@ def match(old: Pad, new: Pad) -> dict[int, tuple[int, str]]:
     ids (an id is the entry's identity), and never unsealed loss records: records of two
     different losses read alike, and a new one must not pass for an old one edited (a sealed
     record edited is reported as such, so sealed ones may pair).
+
+    A live pad's new version holds most of the version before's entries, as the very
+    objects, at its start and its end (``inspection.shared``). Where the steps would pair
+    those with themselves (see ``_ends_pair_themselves``), they are, and the steps go over
+    the entries between alone: the pairing costs what changed. It is the same pairing.
     """
-    found: dict[int, tuple[int, str]] = {}
-    taken: set[int] = set()
+    return match_ends(old, new)[0]
+
+
+def match_ends(old: Pad, new: Pad) -> tuple[dict[int, tuple[int, str]], tuple[int, int]]:
+    """:func:`match`, and how many entries at the start and at the end of the two versions
+    are the very objects, each paired with itself ((0, 0) when the pairing went over all)."""
+    olds, news = old.entries, new.entries
+    a, t = common_ends(olds, news)
+    if (a or t) and _ends_pair_themselves(olds, news, a, t):
+        ends = [*olds[:a], *olds[len(olds) - t :]]
+        at = list(map(_INDEX, ends))
+        hows = map(_HOWS.__getitem__, map(is_, map(_ID, ends), repeat(None)))
+        found = dict(zip(at, zip(at, hows, strict=True), strict=True))
+        taken = set(at)
+        _pair(olds[a : len(olds) - t], news[a : len(news) - t], found, taken, old, new)
+        return found, (a, t)
+    found, taken = {}, set()
+    _pair(olds, news, found, taken, old, new)
+    return found, (0, 0)
+
+
+_INDEX = attrgetter("index")
+_ID = attrgetter("id")
+_TEXT = attrgetter("text")
+_HOWS = ("id", "exact")  # (by whether the entry has no id)
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+
+
+def _ends_pair_themselves(olds: Sequence[Entry], news: Sequence[Entry], a: int, t: int) -> bool:
+    """Would the steps pair each entry the two versions share at their ends (``a`` at the
+    start, ``t`` at the end) with itself? They would when no id is held twice in either
+    version, and no entry between the ends has the text of an entry of the end: by id, an
+    entry's id names it alone; by exact text, the k-th entry of a text in the old version
+    takes the k-th in the new, and the entries before the ones between are all paired before
+    any of those is looked at. (Those after are not: an entry between with the text of one
+    after could take its place, or be taken by it.) Otherwise the steps go over them all."""
+    if not (_ids_unique(olds) and _ids_unique(news)):
+        return False
+    after = olds[len(olds) - t :]
+    between = [*olds[a : len(olds) - t], *news[a : len(news) - t]]
+    if not after or not between:
+        return True
+    if len(between) > 8:  # (a set of the texts after, rather than a look at each)
+        texts = set(map(_TEXT, after))
+        return not any(e.text in texts for e in between)
+    return not any(e.text in map(_TEXT, after) for e in between)
+
+
+_unique: dict[int, tuple[Sequence[Entry], bool]] = {}  # by the entries' identity (held)
+_UNIQUE_KEPT = 8
+
+
+def _ids_unique(entries: Sequence[Entry]) -> bool:
+    """No id is held by two of these entries (remembered for the last few versions: a live
+    pad's version is the new one of an audit, then the old one of the next)."""
+    hit = _unique.get(id(entries))
+    if hit is not None and hit[0] is entries:
+        return hit[1]
+    ids = list(map(_ID, entries))
+    held = set(ids)
+    held.discard(None)
+    unique = len(held) == len(ids) - ids.count(None)
+    _unique[id(entries)] = (entries, unique)
+    while len(_unique) > _UNIQUE_KEPT:
+        del _unique[next(iter(_unique))]
+    return unique
+
+
+def _pair(
+    olds: Sequence[Entry],
+    news: Sequence[Entry],
+    found: dict[int, tuple[int, str]],
+    taken: set[int],
+    old: Pad,
+    new: Pad,
+) -> None:
+    """The steps of :func:`match` over these entries (by their indices in ``old`` and
+    ``new``), adding to what is ``found`` and ``taken`` already."""
     # (the first entry with an id is the one it names: built from the end, the first wins)
-    by_id = {n.id: n.index for n in reversed(new.entries) if n.id is not None}
-    for o in old.entries:
+    by_id = {n.id: n.index for n in reversed(news) if n.id is not None}
+    for o in olds:
         hit = by_id.get(o.id) if o.id is not None else None
         if hit is not None and hit not in taken:
             found[o.index] = (hit, "id")
             taken.add(hit)
     if len(found) == len(old.entries) or len(taken) == len(new.entries):
-        return found  # every entry on one side paired by id: nothing left to pair by text
+        return  # every entry on one side paired by id: nothing left to pair by text
     # exact text: first within the same region (a sealed copy is not the unsealed one it
     # duplicates), then across it (an entry sealed or unsealed as it is)
     for region in (True, False):
         exact: dict[tuple[str, str, bool], deque[int]] = defaultdict(deque)
-        for n in new.entries:
+        for n in news:
             if n.index not in taken:
                 exact[(n.kind, n.text, n.sealed and region)].append(n.index)
-        for o in old.entries:
+        for o in olds:
             if o.index in found:
                 continue
             bucket = exact.get((o.kind, o.text, o.sealed and region))
@@ -69,8 +153,7 @@ def match(old: Pad, new: Pad) -> dict[int, tuple[int, str]]:
                 hit = bucket.popleft()
                 found[o.index] = (hit, "exact")
                 taken.add(hit)
-    _match_close(old, new, found, taken)
-    return found
+    _match_close(olds, news, new, found, taken)
 
 
 class Pairs(Mapping[int, tuple[int, str]]):
@@ -81,18 +164,26 @@ class Pairs(Mapping[int, tuple[int, str]]):
     __slots__ = ("_hows", "_lens", "_news", "_olds", "_size")
 
     def __init__(self, pairs: Mapping[int, tuple[int, str]]) -> None:
-        olds, news, lens = array("q"), array("q"), array("q")
-        hows: list[str] = []
-        for o in sorted(pairs):
-            n, how = pairs[o]
-            if hows and o == olds[-1] + lens[-1] and n == news[-1] + lens[-1] and how == hows[-1]:
-                lens[-1] += 1
-            else:
-                olds.append(o)
-                news.append(n)
-                lens.append(1)
-                hows.append(how)
-        self._olds, self._news, self._lens, self._hows = olds, news, lens, tuple(hows)
+        olds = sorted(pairs)
+        got = list(map(pairs.__getitem__, olds))
+        news, hows = list(map(_FIRST, got)), list(map(_SECOND, got))
+        # a run goes on where the next pair is one on from the last, on both sides, and was
+        # paired alike (worked out in C: a pad of thousands of entries makes a few runs)
+        goes_on = map(
+            and_,
+            map(
+                and_,
+                map(eq, map(sub, olds[1:], olds), repeat(1)),
+                map(eq, map(sub, news[1:], news), repeat(1)),
+            ),
+            map(eq, hows[1:], hows),
+        )
+        starts = [0, *compress(range(1, len(olds)), map(not_, goes_on))] if olds else []
+        ends = [*starts[1:], len(olds)]
+        self._olds = array("q", map(olds.__getitem__, starts))
+        self._news = array("q", map(news.__getitem__, starts))
+        self._lens = array("q", map(sub, ends, starts))
+        self._hows = tuple(map(hows.__getitem__, starts))
         self._size = len(pairs)
 
     def __getitem__(self, old: int) -> tuple[int, str]:
@@ -136,16 +227,22 @@ def _may_pair(e: Entry) -> bool:
     return e.kind != "loss_record" or e.sealed
 
 
-def _match_close(old: Pad, new: Pad, found: dict[int, tuple[int, str]], taken: set[int]) -> None:
+def _match_close(
+    olds: Sequence[Entry],
+    news: Sequence[Entry],
+    new: Pad,
+    found: dict[int, tuple[int, str]],
+    taken: set[int],
+) -> None:
     index: dict[tuple[str, str], list[int]] = defaultdict(list)
     words: dict[int, set[str]] = {}
-    for n in new.entries:
+    for n in news:
         if n.index not in taken and _may_pair(n):
             words[n.index] = _words(n.text)
             for w in words[n.index]:
                 index[(n.kind, w)].append(n.index)
     pairs: list[tuple[float, int, int]] = []
-    for o in old.entries:
+    for o in olds:
         if o.index in found or not _may_pair(o):
             continue
         mine = _words(o.text)

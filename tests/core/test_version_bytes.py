@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -117,15 +118,38 @@ def test_a_matching_kept_reads_as_the_matching(tmp_path: Path) -> None:
         assert audit(before.pad, v.pad).matches == pairs
 
 
+def _in_runs(runs: list[tuple[int, int, str]]) -> dict[int, tuple[int, str]]:
+    """Pairs in runs of consecutive entries (as a live pad's are), shifted and paired alike
+    or not: (the run's length, how far the new side is shifted, how)."""
+    pairs: dict[int, tuple[int, str]] = {}
+    o = 0
+    for length, shift, how in runs:
+        pairs.update((o + k, (o + k + shift, how)) for k in range(length))
+        o += length
+    return pairs
+
+
+_HOW = st.sampled_from(["id", "exact", "close"])
+
+
 @given(
-    st.dictionaries(
-        st.integers(0, 60), st.tuples(st.integers(0, 60), st.sampled_from(["id", "exact", "close"]))
+    st.one_of(
+        st.dictionaries(st.integers(0, 60), st.tuples(st.integers(0, 60), _HOW)),
+        st.lists(st.tuples(st.integers(1, 5), st.integers(0, 2), _HOW)).map(_in_runs),
     )
 )
 def test_pairs_are_the_dict_they_were_made_of(pairs: dict[int, tuple[int, str]]) -> None:
     kept = Pairs(pairs)
     assert len(kept) == len(pairs) and dict(kept.items()) == pairs and kept == pairs
     assert sorted(kept) == sorted(pairs)
+    # a run for each pair that is not one on from the pair before it, on both sides, alike
+    olds = sorted(pairs)
+    breaks = [
+        o
+        for p, o in pairwise(olds)
+        if not (o == p + 1 and pairs[o][0] == pairs[p][0] + 1 and pairs[o][1] == pairs[p][1])
+    ]
+    assert kept.runs == (1 + len(breaks) if pairs else 0)
     for o in range(-1, 62):
         assert kept.get(o) == pairs.get(o)
         assert (o in kept) == (o in pairs)
