@@ -23,7 +23,7 @@ from padtui.core.inspection import Inspection
 from padtui.core.rules import RuleMap
 from padtui.core.text import clean
 from padtui.core.watcher import Reading
-from padtui.tui.inspector import InspectorScreen
+from padtui.tui.inspector import InspectorScreen, resume_collection
 from padtui.tui.keys import help_and_quit
 from padtui.tui.screens import HelpScreen
 from padtui.tui.terminal import CLEANED
@@ -78,6 +78,7 @@ class PadtuiApp(App[int]):
         sys.setswitchinterval(SWITCH_INTERVAL)
 
     def on_unmount(self) -> None:
+        resume_collection()  # (see inspector.hold_collection)
         gc.unfreeze()  # (see inspector.settle_memory)
         if self._switch_interval is not None:
             sys.setswitchinterval(self._switch_interval)

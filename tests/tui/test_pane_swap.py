@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
@@ -276,3 +277,27 @@ async def test_a_pane_s_lines_are_the_lines_the_styles_cache_makes(
                     pane._styles_cache = ours
                 assert made == expected
                 assert [s.cell_length for s in made] == [s.cell_length for s in expected]
+
+
+async def test_the_garbage_collector_is_held_off_only_until_the_frame_is_drawn(
+    tmp_path: Path,
+) -> None:
+    """A new version is taken in and drawn with the cyclic collector off (its collections
+    would cost the frame); it is on again once the frame is drawn, and after the app."""
+    pad, entries = pad_of_notes(tmp_path, 40)
+    held: list[bool] = []
+    async with inspector(pad) as h:
+        screen = h.app.inspector
+        take = screen._take
+
+        def watched_take(prepared: object) -> None:
+            take(prepared)  # type: ignore[arg-type]
+            held.append(not gc.isenabled())
+
+        screen._take = watched_take  # type: ignore[method-assign]
+        for i in (3, 30):
+            entries[i] = {**entries[i], "text": f"note {i}: moved to /var/c{i}"}
+            await new_version(h, pad, entries)
+            await h.until(gc.isenabled, "the collector on again after the frame")
+    assert held == [True, True]
+    assert gc.isenabled()
