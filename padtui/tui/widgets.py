@@ -6,25 +6,20 @@ markup) after control characters are stripped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import Literal, cast
 
 from rich.cells import cell_len, get_character_cell_size
-from rich.color import Color as RichColor
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from rich.terminal_theme import TerminalTheme
 from rich.text import Text
-from textual._border import get_box
-from textual._styles_cache import StylesCache
-from textual.color import Color
 from textual.content import Content
-from textual.css.styles import RulesMap, StylesBase
-from textual.geometry import Region, Size, Spacing
+from textual.css.styles import RulesMap
+from textual.geometry import Size
 from textual.reactive import reactive
-from textual.scrollbar import ScrollBar, ScrollBarRender
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual, VisualType
@@ -35,6 +30,7 @@ from textual.widgets.option_list import Option
 from padtui.core.ends import common_ends
 from padtui.core.model import Entry, made_whole
 from padtui.core.text import clean
+from padtui.tui.drawing import PaneLines, PaneScrollBar
 
 KIND_STYLES = {
     "constraint": "bold #ff8787",
@@ -264,211 +260,6 @@ def row_key(row: Row) -> tuple[object, ...]:
     """Everything a row's look depends on: the row but its entry's position (except as the
     entry's ``#N`` label), so that an entry that only moved keeps its rendered option."""
     return _entry_look(row.entry), _row_flags(row)
-
-
-class PaneLines(StylesCache):
-    """A pane's styles cache, whose lines of content are each made as one strip.
-
-    A pane scrolled to a change draws a screenful of lines it has not drawn before, and the
-    styles cache makes each one afresh: the border's colours and glyphs and the padding's
-    style worked out again a line, and a strip a step. Those depend on the pane's styles
-    and colours, not on the line: here they are worked out once for them, and a line of
-    content is its border, its padding and the option's line, the same segments. The
-    border's own lines, and a pane styled in a way this does not know (an outline, a hatch,
-    a tint, transparency), are made the styles cache's way."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._edges: tuple[tuple[object, ...], _Edges | None] | None = None
-
-    def render_line(
-        self,
-        styles: StylesBase,
-        y: int,
-        size: Size,
-        content_size: Size,
-        padding: Spacing,
-        base_background: Color,
-        background: Color,
-        render_content_line: Callable[[int], Strip],
-        border_title: tuple[Content, Color, Color, Style] | None,
-        border_subtitle: tuple[Content, Color, Color, Style] | None,
-        opacity: float,
-        ansi_theme: TerminalTheme,
-        native_ansi: bool,
-    ) -> Strip:
-        edges = self._edges_for(
-            styles, size, content_size, padding, base_background, background, opacity
-        )
-        if edges is not None and edges.top <= y < edges.bottom:
-            line = render_content_line(y - edges.top).adjust_cell_length(
-                edges.content_width, edges.inner
-            )
-            return Strip(
-                [edges.left, *edges.pad_left, *line, *edges.pad_right, edges.right], size.width
-            )
-        return super().render_line(
-            styles,
-            y,
-            size,
-            content_size,
-            padding,
-            base_background,
-            background,
-            render_content_line,
-            border_title,
-            border_subtitle,
-            opacity,
-            ansi_theme,
-            native_ansi,
-        )
-
-    def _edges_for(
-        self,
-        styles: StylesBase,
-        size: Size,
-        content_size: Size,
-        padding: Spacing,
-        base_background: Color,
-        background: Color,
-        opacity: float,
-    ) -> _Edges | None:
-        changes = getattr(styles, "_cache_key", None)  # (changes with any of the styles)
-        if changes is None:
-            return None
-        key = (changes, size, content_size, padding, base_background, background, opacity)
-        if self._edges is not None and self._edges[0] == key:
-            return self._edges[1]
-        edges = _Edges.of(styles, size, content_size, padding, base_background, background, opacity)
-        self._edges = (key, edges)
-        return edges
-
-
-@dataclass(frozen=True)
-class _Edges:
-    """What the styles cache puts around a pane's line of content (see ``PaneLines``)."""
-
-    top: int  # the first line of content, and the line after the last
-    bottom: int
-    content_width: int
-    inner: RichStyle
-    left: Segment
-    right: Segment
-    pad_left: tuple[Segment, ...]
-    pad_right: tuple[Segment, ...]
-
-    @classmethod
-    def of(
-        cls,
-        styles: StylesBase,
-        size: Size,
-        content_size: Size,
-        padding: Spacing,
-        base_background: Color,
-        background: Color,
-        opacity: float,
-    ) -> _Edges | None:
-        """As ``StylesCache.render_line`` makes them, for a line of content; None where it
-        would do more than this knows (a side with no border, an outline, a hatch, a tint,
-        transparency, content that does not reach the bottom padding)."""
-        (_, _), (border_right, right_color), (_, _), (border_left, left_color) = styles.border
-        gutter = styles.gutter
-        if (
-            not (border_left and border_right)
-            or any(edge for edge, _color in styles.outline)
-            or styles.has_rule("hatch")
-            or styles.tint.a
-            or styles.text_opacity != 1
-            or opacity != 1
-            or padding.top
-            or padding.bottom
-            or content_size.height != size.height - gutter.height
-        ):
-            return None
-        # (as StylesCache.get_inner_outer)
-        inner_style = Style(background=base_background + background)
-        outer_style = Style(background=base_background)
-        inner = inner_style.rich_style
-
-        def side(edge: str, color: Color, at: int) -> Segment:
-            style = Style(foreground=base_background + color.multiply_alpha(opacity))
-            return get_box(edge, inner_style, outer_style, style)[1][at]
-
-        def blank(cells: int) -> tuple[Segment, ...]:
-            return (Segment(" " * cells, inner),) if cells else ()
-
-        return cls(
-            top=gutter.top,
-            bottom=size.height - gutter.bottom,
-            content_width=content_size.width,
-            inner=inner,
-            left=side(border_left, left_color, 0),
-            right=side(border_right, right_color, 2),
-            pad_left=blank(padding.left),
-            pad_right=blank(padding.right),
-        )
-
-
-class PaneScrollBar(ScrollBar):
-    """A pane's scroll bar, drawn a strip a line.
-
-    A pane that scrolls to what a new version changed moves its bar on every version, and
-    ``ScrollBar`` draws the bar through Rich and the widget's styles, four strips a line.
-    This makes each line at once, as the same segments; a bar styled in a way this does not
-    know (a border, padding, a tint, transparency) is drawn ``ScrollBar``'s way."""
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        bar = self.render()
-        styles = self.styles
-        if (
-            not self.vertical
-            or type(bar) is not ScrollBarRender  # (a renderer of someone's own draws it)
-            or not isinstance(bar.style, RichStyle)
-            or crop.bottom > self.size.height
-            or styles.gutter != _NO_SPACE
-            or any(edge for edge, _color in styles.outline)
-            or styles.tint.a
-            or styles.text_opacity != 1
-            or self.opacity != 1
-            or styles.has_rule("hatch")
-        ):
-            return super().render_lines(crop)
-        width, height = self.size
-        segments = ScrollBarRender.render_bar(
-            size=height,
-            virtual_size=bar.virtual_size,
-            window_size=bar.window_size,
-            position=bar.position,
-            thickness=width,
-            vertical=True,
-            back_color=bar.style.bgcolor or _BAR_BACK,
-            bar_color=bar.style.color or _BAR_COLOR,
-        )
-        base = self.visual_style.rich_style
-        lines = [
-            Strip([Segment(text, base + style)], width)
-            for text, style, _control in segments.segments
-            if text != "\n"
-        ]
-        if len(lines) != height:
-            return super().render_lines(crop)
-        _base_background, background = self.background_colors
-        filters = self.get_line_filters()
-        strips = []
-        for y in crop.line_range:
-            strip = lines[y]
-            for line_filter in filters:
-                strip = strip.apply_filter(line_filter, background)
-            strips.append(strip)
-        if crop.column_span != (0, width):
-            x1, x2 = crop.column_span
-            strips = [strip.crop(x1, x2) for strip in strips]
-        return strips
-
-
-_NO_SPACE = Spacing(0, 0, 0, 0)
-_BAR_BACK = RichColor.parse("#555555")  # (ScrollBarRender's, when the style has none)
-_BAR_COLOR = RichColor.parse("bright_magenta")
 
 
 class PagedList(OptionList):

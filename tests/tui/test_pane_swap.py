@@ -13,7 +13,7 @@ from textual.geometry import Offset, Region
 from textual.scrollbar import ScrollBar
 from textual.widgets import OptionList
 
-from padtui.tui import widgets
+from padtui.tui import drawing, widgets
 from padtui.tui.widgets import EntryPane
 from tests.tui.conftest import Harness, inspector, write_atomic
 
@@ -234,7 +234,7 @@ async def test_a_pane_s_scroll_bar_is_drawn_line_for_line_as_the_scroll_bar_draw
     async with inspector(pad, size=(100, 30)) as h:
         pane = h.pane("rewritable")
         bar = pane.vertical_scrollbar
-        assert isinstance(bar, widgets.PaneScrollBar)
+        assert isinstance(bar, drawing.PaneScrollBar)
         drawn = set()
         for target in (0, 1, 7, 150, 299, 298):
             pane.highlighted = target
@@ -266,7 +266,7 @@ async def test_a_pane_s_lines_are_the_lines_the_styles_cache_makes(
                 await h.pilot.pause()
                 crop = pane.outer_size.region  # (border and padding too)
                 ours = pane._styles_cache
-                assert isinstance(ours, widgets.PaneLines)
+                assert isinstance(ours, drawing.PaneLines)
                 ours.clear()
                 made = pane.render_lines(crop)
                 assert ours._edges is not None and ours._edges[1] is not None  # (its own way)
