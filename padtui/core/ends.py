@@ -5,18 +5,18 @@ is mostly its version before; what lies between the two runs is what changed."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from itertools import islice
-from operator import is_
+from itertools import compress, count, islice
+from operator import is_not
 
 
 def common_ends(old: Sequence[object], new: Sequence[object]) -> tuple[int, int]:
     """How many items the two share, as the very objects, at their start and then at their
     end (the two runs never overlap). (Compared in C: a large pad's rows cost their changes.)"""
     n = min(len(old), len(new))
-    same = list(map(is_, old, new))
-    a = same.index(False) if False in same else n
-    ends = list(islice(map(is_, reversed(old), reversed(new)), n - a))
-    t = ends.index(False) if False in ends else n - a
+    # (the place of the first pair that differs, found without a list of the comparisons)
+    a = next(compress(count(), map(is_not, old, new)), n)
+    m = n - a
+    t = next(compress(count(), islice(map(is_not, reversed(old), reversed(new)), m)), m)
     return a, t
 
 

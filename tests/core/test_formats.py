@@ -948,6 +948,24 @@ def test_the_text_two_versions_share_at_their_ends_is_found_block_by_block(
         assert ends.common_text_ends(old, new) == (a, t)
 
 
+_OBJECTS = [object() for _ in range(3)]
+
+
+@given(
+    old=st.lists(st.sampled_from(_OBJECTS), max_size=12),
+    new=st.lists(st.sampled_from(_OBJECTS), max_size=12),
+)
+def test_the_objects_two_sequences_share_at_their_ends_are_found(
+    old: list[object], new: list[object]
+) -> None:
+    """The very objects two sequences share at their start, then at their end (the two
+    runs never overlapping), as comparing them one by one finds them."""
+    n = min(len(old), len(new))
+    a = next((i for i in range(n) if old[i] is not new[i]), n)
+    t = next((i for i in range(n - a) if old[-1 - i] is not new[-1 - i]), n - a)
+    assert ends.common_ends(old, new) == ends.common_ends(tuple(old), tuple(new)) == (a, t)
+
+
 @settings(max_examples=600, deadline=None)
 @given(
     doc=documents,
