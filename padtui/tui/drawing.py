@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rich.color import Color as RichColor
 from rich.segment import Segment
@@ -60,7 +61,7 @@ class PaneLines(StylesCache):
         native_ansi: bool,
     ) -> Strip:
         edges = self._edges_for(
-            styles, size, content_size, padding, base_background, background, opacity
+            _Look(styles, size, content_size, padding, base_background, background, opacity)
         )
         if edges is not None and edges.top <= y < edges.bottom:
             line = render_content_line(y - edges.top).adjust_cell_length(
@@ -85,25 +86,28 @@ class PaneLines(StylesCache):
             native_ansi,
         )
 
-    def _edges_for(
-        self,
-        styles: StylesBase,
-        size: Size,
-        content_size: Size,
-        padding: Spacing,
-        base_background: Color,
-        background: Color,
-        opacity: float,
-    ) -> _Edges | None:
-        changes = getattr(styles, "_cache_key", None)  # (changes with any of the styles)
+    def _edges_for(self, look: _Look) -> _Edges | None:
+        changes = getattr(look.styles, "_cache_key", None)  # (changes with any of the styles)
         if changes is None:
             return None
-        key = (changes, size, content_size, padding, base_background, background, opacity)
+        key = (changes, *look[1:])
         if self._edges is not None and self._edges[0] == key:
             return self._edges[1]
-        edges = _Edges.of(styles, size, content_size, padding, base_background, background, opacity)
+        edges = _Edges.of(look)
         self._edges = (key, edges)
         return edges
+
+
+class _Look(NamedTuple):
+    """What the styles cache is given to make a pane's line, but the line itself."""
+
+    styles: StylesBase
+    size: Size
+    content_size: Size
+    padding: Spacing
+    base_background: Color
+    background: Color
+    opacity: float
 
 
 @dataclass(frozen=True)
@@ -120,19 +124,11 @@ class _Edges:
     pad_right: tuple[Segment, ...]
 
     @classmethod
-    def of(
-        cls,
-        styles: StylesBase,
-        size: Size,
-        content_size: Size,
-        padding: Spacing,
-        base_background: Color,
-        background: Color,
-        opacity: float,
-    ) -> _Edges | None:
+    def of(cls, look: _Look) -> _Edges | None:
         """As ``StylesCache.render_line`` makes them, for a line of content; None where it
         would do more than this knows (a side with no border, an outline, a hatch, a tint,
         transparency, content that does not reach the bottom padding)."""
+        styles, size, content_size, padding, base_background, background, opacity = look
         (_, _), (border_right, right_color), (_, _), (border_left, left_color) = styles.border
         gutter = styles.gutter
         if (
