@@ -857,8 +857,8 @@ def _same_content(
     the two ends paired with themselves, the very objects, looked at no further.)"""
     if len(old.entries) != len(new.entries) or len(matches) != len(old.entries):
         return False  # (an entry came or went: most rewrites, told apart at once)
-    a, t = ends
-    between = old.entries[a : len(old.entries) - t]
+    head, tail = ends
+    between = old.entries[head : len(old.entries) - tail]
     pairs = [(o, new.entries[matches[o.index][0]]) for o in between]
     if not all(a is b or (a.text == b.text and a.context == b.context) for a, b in pairs):
         return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import re
+import threading
 from array import array
 from collections import defaultdict, deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -101,21 +102,24 @@ def _ends_pair_themselves(olds: Sequence[Entry], news: Sequence[Entry], a: int, 
 
 _unique: dict[int, tuple[Sequence[Entry], bool]] = {}  # by the entries' identity (held)
 _UNIQUE_KEPT = 8
+_unique_guard = threading.Lock()  # (the fleet's readers audit in threads at once)
 
 
 def _ids_unique(entries: Sequence[Entry]) -> bool:
     """No id is held by two of these entries (remembered for the last few versions: a live
     pad's version is the new one of an audit, then the old one of the next)."""
-    hit = _unique.get(id(entries))
+    with _unique_guard:
+        hit = _unique.get(id(entries))
     if hit is not None and hit[0] is entries:
         return hit[1]
     ids = list(map(_ID, entries))
     held = set(ids)
     held.discard(None)
     unique = len(held) == len(ids) - ids.count(None)
-    _unique[id(entries)] = (entries, unique)
-    while len(_unique) > _UNIQUE_KEPT:
-        del _unique[next(iter(_unique))]
+    with _unique_guard:
+        _unique[id(entries)] = (entries, unique)
+        while len(_unique) > _UNIQUE_KEPT:
+            del _unique[next(iter(_unique))]
     return unique
 
 
