@@ -162,6 +162,7 @@ def hold_collection() -> None:
 
 
 def resume_collection() -> None:
+    """The collector on again, if ``hold_collection`` held it off."""
     global _held
     if _held:
         _held = False
