@@ -74,7 +74,7 @@ def edited(old: Pad, edits: list[tuple[str, int, Entry]]) -> Pad:
     return Pad.of(entries)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(first=_FIRST, edits=_EDITS)
 def test_a_version_sharing_its_ends_is_paired_as_in_full(
     first: list[Entry], edits: list[tuple[str, int, Entry]]
