@@ -32,6 +32,8 @@ _OWN = st.builds(
     text=st.integers(0, 10**6).map(lambda n: f"lesson {n} learned"),
     sealed=st.booleans(),
     id=st.one_of(st.none(), st.integers(0, 10**6).map(str)),
+    # (now and then an entry says what it was made from: the audit then looks at them all)
+    derived_from=st.one_of(st.just(()), st.tuples(st.sampled_from(["a", "#0", "#1", "#2"]))),
 )
 
 
