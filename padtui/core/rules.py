@@ -1032,22 +1032,31 @@ def find_rules(
     else:  # (the runs of entries an earlier run had too: their keys and rules kept)
         now, again = runs.match(seed, lengths, digest, before)
         keys, found = memo.found_again(before, again, len(entries))
+    quiet = False
     for i in [i for i, k in enumerate(keys) if k is None] if None in keys else ():
         e = entries[i]
+        if not may_hold_rules(e, rule_map):  # (most entries: told apart faster than hashed)
+            keys[i], found[i], quiet = QUIET, (), True
+            continue
         key = keys[i] = rule_key(e, stamp)
         rows = get(key)
         if rows is None:
-            rows = ()
-            if may_hold_rules(e, rule_map):
-                got = entry_rules(e, rule_map)
-                rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in got)
+            got = entry_rules(e, rule_map)
+            rows = tuple((r.text, r.kind, r.place, r.heading, r.lent) for r in got)
             put(key, rows)
         found[i] = rows
+    if quiet:  # (kept even if known: the file then keeps these entries' order too)
+        put(QUIET, ())
     for e, rows in zip(entries, found, strict=True):
         if rows:
             out += [Rule(e.index, *row) for row in rows]
     memo.keep_order(now, cast(list[bytes], keys))
     return out
+
+
+# The key of every entry that cannot hold a rule (``may_hold_rules``): its rules are none,
+# whatever its text, so it is not hashed. (A hash of 16 zero bytes is not met by chance.)
+QUIET = bytes(16)
 
 
 def rule_key(entry: Entry, stamp: Any) -> bytes:

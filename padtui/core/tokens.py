@@ -13,8 +13,9 @@ import os
 import re
 import threading
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import TYPE_CHECKING, Any, cast
 
 from padtui.core import bpe
@@ -306,11 +307,12 @@ class TokenCounter:
     def start(self, texts: Iterable[str]) -> Callable[[], list[int]]:
         """Start counting many texts; call what it returns for their counts.
 
-        Many new texts are encoded in a thread (in chunks on several, with more than two
+        Many new texts are encoded in chunks by a thread (by several, with more than two
         cores), and meanwhile this thread is free for other work in Python (a large pad's
         claims, say): the encoder lets go of the interpreter while it works, and each chunk
         is encoded in one call (see ``_encode_joined``), so a worker needs the interpreter
-        only to start and to end.
+        only to start and to end. What it returns encodes the chunks still left itself,
+        then waits for those under way (see ``_Chunks``).
         """
         return self._start(list(texts), look=True)
 
@@ -369,21 +371,13 @@ class TokenCounter:
         if len(new) < _BATCH_MIN or enc is not self._loaded:
             fresh = self._encode_chunk(new, enc)
             return lambda: self._merge(texts, counts, new, fresh)
-        from concurrent.futures import ThreadPoolExecutor
-
-        self._enc  # noqa: B018 (loaded here, not by each worker at once)
-        workers = encoder_threads()
-        size = -(-len(new) // workers)
-        pool = ThreadPoolExecutor(workers)
-        chunks = [new[i : i + size] for i in range(0, len(new), size)]
-        parts = [pool.submit(self._encode_joined, chunk) for chunk in chunks]
-        pool.shutdown(wait=False)  # its threads end with their chunks
+        self._enc  # noqa: B018 (loaded here, not by each thread at once)
+        shared = _Chunks(new, self._encode_joined, encoder_threads())
 
         def finish() -> list[int]:
             if self.store is not None:  # (what the file's writing needs, while they work)
-                self.store.prepare(new, lambda: all(part.done() for part in parts))
-            fresh = [n for part in parts for n in part.result()]
-            return self._merge(texts, counts, new, fresh)
+                self.store.prepare(new, shared.finished)
+            return self._merge(texts, counts, new, shared.counts())
 
         return finish
 
@@ -444,6 +438,79 @@ class TokenCounter:
         if len(self._cache) >= _CACHE_LIMIT:
             self._cache.clear()
         self._cache[text] = n
+
+
+# The least a thread takes of a batch at once (characters: about 4 ms of encoding)
+_CHUNK_MIN = 64 * 1024
+
+
+class _Chunks:
+    """A batch of texts to count, taken a chunk at a time, from the front, by encoder
+    threads and, once its own work is done, by the thread that asks for the counts
+    (``counts``): the wait for the encoder, on two cores most of a large pad's first check,
+    is spent encoding too. With the other core busy, the two take turns and end no later.
+
+    Each take is a share of the characters left (guided scheduling): the first are large,
+    as a thread between chunks waits for the interpreter, which a busy thread may hold for
+    its switch interval (5 ms); the last are small, so that the takers end together."""
+
+    def __init__(
+        self, texts: list[str], encode: Callable[[list[str]], list[int]], threads: int
+    ) -> None:
+        self._texts = texts
+        self._encode = encode
+        self._ends = list(accumulate(map(len, texts)))  # characters up to each text's end
+        self._share = threads + 2  # (a take is 1/share of what is left)
+        self._taken = 0  # texts taken so far
+        self._counts: dict[int, list[int]] = {}  # by the first text of each chunk
+        self._busy = 0  # chunks taken, not yet counted
+        self._error: BaseException | None = None
+        self._lock = threading.Lock()
+        self._all_done = threading.Event()
+        if not texts:
+            self._all_done.set()
+        for _ in range(threads):
+            threading.Thread(target=self._work, name="padtui-encoder", daemon=True).start()
+
+    def finished(self) -> bool:
+        """Is every text counted?"""
+        return self._all_done.is_set()
+
+    def counts(self) -> list[int]:
+        """Every text's count, in order: the texts left are encoded in this thread."""
+        self._work()
+        self._all_done.wait()
+        if self._error is not None:
+            raise self._error
+        return [n for _start, chunk in sorted(self._counts.items()) for n in chunk]
+
+    def _take(self) -> tuple[int, int] | None:
+        """The next chunk (its first text and the one after it), None when all are taken."""
+        with self._lock:
+            start, n = self._taken, len(self._texts)
+            if start >= n:
+                return None
+            done = self._ends[start - 1] if start else 0
+            want = done + max(_CHUNK_MIN, (self._ends[-1] - done) // self._share)
+            end = min(n, max(start + 1, bisect_left(self._ends, want) + 1))
+            self._taken, self._busy = end, self._busy + 1
+            return start, end
+
+    def _work(self) -> None:
+        while (chunk := self._take()) is not None:
+            start, end = chunk
+            try:
+                got = self._encode(self._texts[start:end])
+            except BaseException as exc:  # (raised again by ``counts``, in the asking thread)
+                got = []
+                with self._lock:
+                    self._error = self._error or exc
+                    self._taken = len(self._texts)  # (none is taken after it)
+            with self._lock:
+                self._counts[start] = got
+                self._busy -= 1
+                if self._busy == 0 and self._taken >= len(self._texts):
+                    self._all_done.set()
 
 
 def encoder_threads() -> int:

@@ -7,6 +7,7 @@ import builtins
 import json
 import os
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,81 @@ def test_count_many_matches_count_in_order_with_repeats(monkeypatch: pytest.Monk
     want[3] = len(ENC.encode_ordinary(texts[3]))
     assert TokenCounter().count_many(texts) == want
     assert TokenCounter().count_many([]) == []
+
+
+def _chunk_log(monkeypatch: pytest.MonkeyPatch, chunk: int) -> list[tuple[str, list[str]]]:
+    """Batches of two texts and up cut into chunks of ``chunk`` characters at least; each
+    chunk encoded is logged with the name of the thread that encoded it."""
+    monkeypatch.setattr(tokens, "_BATCH_MIN", 2)
+    monkeypatch.setattr(tokens, "_CHUNK_MIN", chunk)
+    log: list[tuple[str, list[str]]] = []
+    encode = TokenCounter._encode_joined
+
+    def logged(self: TokenCounter, texts: list[str]) -> list[int]:
+        log.append((threading.current_thread().name, list(texts)))
+        return encode(self, texts)
+
+    monkeypatch.setattr(TokenCounter, "_encode_joined", logged)
+    return log
+
+
+def test_a_batch_is_encoded_in_chunks_by_the_encoder_and_the_thread_that_waits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The thread that asks for a batch's counts encodes the chunks still left once its own
+    work is done: every text is counted once, exactly, in order, whoever took its chunk."""
+    log = _chunk_log(monkeypatch, 40)
+    texts = [f"entry {i}: " + "word " * (i % 13) for i in range(300)]
+    asker_took = threading.Event()
+    encode = TokenCounter._encode_joined
+
+    def held(self: TokenCounter, chunk: list[str]) -> list[int]:
+        if threading.current_thread() is threading.main_thread():
+            asker_took.set()
+        else:  # (the encoder waits until the asking thread has taken a chunk too)
+            asker_took.wait(30)
+        return encode(self, chunk)
+
+    monkeypatch.setattr(TokenCounter, "_encode_joined", held)
+    finish = TokenCounter().start(texts)
+    assert finish() == [len(ENC.encode_ordinary(t)) for t in texts]
+    takers = {name for name, _chunk in log}
+    assert takers == {"MainThread", "padtui-encoder"}
+    chunks = sorted((texts.index(chunk[0]), chunk) for _name, chunk in log)
+    assert [t for _at, chunk in chunks for t in chunk] == texts  # (each text once)
+    assert len(chunks) > 4
+
+
+def test_an_encoder_thread_s_failure_is_raised_where_the_counts_are_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What an encoder thread raises is raised by the call for the counts, at once: no
+    chunk is taken after it, and none is waited for that nobody will count."""
+    _chunk_log(monkeypatch, 40)
+    failed = threading.Event()
+
+    def failing(self: TokenCounter, chunk: list[str]) -> list[int]:
+        failed.set()
+        raise MemoryError("no room")
+
+    monkeypatch.setattr(TokenCounter, "_encode_joined", failing)
+    texts = [f"entry {i} " * 9 for i in range(200)]
+    outcome: list[BaseException | list[int]] = []
+
+    def ask() -> None:
+        finish = TokenCounter().start(texts)
+        failed.wait(30)  # (the encoder thread's first chunk has failed)
+        try:
+            outcome.append(finish())
+        except MemoryError as exc:
+            outcome.append(exc)
+
+    asker = threading.Thread(target=ask, name="asker")
+    asker.start()
+    asker.join(60)
+    assert not asker.is_alive()
+    assert len(outcome) == 1
+    assert isinstance(outcome[0], MemoryError)
 
 
 pieces = st.text(max_size=12) | st.sampled_from(
