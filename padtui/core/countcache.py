@@ -28,6 +28,7 @@ import sys
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Sequence
+from itertools import chain, repeat
 from typing import Any, cast
 
 from padtui.core import runs
@@ -180,7 +181,10 @@ class CountCache:
         self._keyed: dict[str, bytes] = {}  # texts hashed ahead of ``save`` (see ``prepare``)
         self._keyed_digits = False
         self._hit: dict[bytes, tuple[int, int]] = {}
-        self._new: dict[str, list[int]] = {}  # text -> [tokens, claims] learnt in this run
+        # the tokens, and the claims, of texts learnt in this run (a dict each: most puts
+        # give one of the two for many texts, taken in at once)
+        self._new_tokens: dict[str, int] = {}
+        self._new_claims: dict[str, int] = {}
         self._lock = threading.RLock()
         self._saving = threading.Lock()
         self.rules = RuleTable(self._lock)
@@ -214,7 +218,7 @@ class CountCache:
         """Has this run learnt anything the file does not hold (not saved since)?"""
         with self._lock:
             fresh = (self._puts, self.rules.puts) != self._saved
-            return fresh and bool(self._new or self.rules.new)
+            return fresh and bool(self._new_tokens or self._new_claims or self.rules.new)
 
     def learn_encoder(self, enc: Any) -> None:
         """The encoder has been loaded: what it says of digits, if the file did not."""
@@ -234,7 +238,8 @@ class CountCache:
             return self._lookup(texts)
 
     def _lookup(self, texts: Sequence[str]) -> list[tuple[int | None, int | None]]:
-        new, hit = self._new, self._hit
+        new_tokens, new_claims, hit = self._new_tokens, self._new_claims, self._hit
+        new = new_tokens or new_claims
         digits = bool(self.digits)
         largest = self._asked is None or len(texts) >= len(self._asked[0])
         now: Runs | None = None
@@ -254,16 +259,15 @@ class CountCache:
                 self._asked = (texts, [None] * len(texts), digits, now)
             if not new:
                 return [(None, None)] * len(texts)
-            return [_known(*new[t]) if t in new else (None, None) for t in texts]
+            return list(zip(map(new_tokens.get, texts), map(new_claims.get, texts), strict=True))
         old = self._old
         got: list[tuple[int | None, int | None]] = [(None, None)] * len(texts)
         keys: list[bytes | None] = [None] * len(texts)
         blake, zeros, shaped = hashlib.blake2b, _ZEROS, _shaped
         for i in self._found_again(again, got, keys) if again else range(len(texts)):
             text = texts[i]
-            learnt = new.get(text)
-            if learnt is not None:
-                got[i] = _known(learnt[0], learnt[1])
+            if new and (text in new_tokens or text in new_claims):
+                got[i] = (new_tokens.get(text), new_claims.get(text))
                 continue
             data = text.encode("utf-8", "surrogatepass")
             if digits and shaped(text):
@@ -320,23 +324,26 @@ class CountCache:
         not write it)."""
         rows = list(zip(texts, tokens, claims, strict=True))  # (read before the lock is held)
         with self._lock:
-            new, old, hit = self._new, self._old, self._hit
-            learnt = False
-            for text, n, c in rows:
-                if old and text not in new:
-                    k = self.key(text, bool(self.digits))
-                    had = hit.get(k) or old.get(k)
-                    if had is not None and n in (None, had[0]) and c in (None, had[1]):
-                        hit[k] = had
-                        continue
-                learnt = True
-                row = new.setdefault(text, [UNKNOWN, UNKNOWN])
-                if n is not None:
-                    row[0] = n
-                if c is not None:
-                    row[1] = c
-            if learnt:  # (a put that learns nothing leaves the file as it was)
-                self._puts += 1
+            if self._old:
+                rows = [row for row in rows if self._new_to_file(*row)]
+            if not rows:  # (a put that learns nothing leaves the file as it was)
+                return
+            texts = [row[0] for row in rows]
+            _learn(self._new_tokens, texts, [row[1] for row in rows])
+            _learn(self._new_claims, texts, [row[2] for row in rows])
+            self._puts += 1
+
+    def _new_to_file(self, text: str, n: int | None, c: int | None) -> bool:
+        """Are these counts of ``text`` not the file's (learnt in this run, or not held)?
+        Those it holds are marked found (``_hit``)."""
+        if text in self._new_tokens or text in self._new_claims:
+            return True
+        k = self.key(text, bool(self.digits))
+        had = self._hit.get(k) or self._old.get(k)
+        if had is not None and n in (None, had[0]) and c in (None, had[1]):
+            self._hit[k] = had
+            return False
+        return True
 
     def prepare(self, texts: Sequence[str], until: Callable[[], bool]) -> None:
         """Hash ``texts`` as ``save`` will, a few at a time until ``until()`` says stop: what
@@ -389,15 +396,25 @@ class CountCache:
     def _encode(self) -> bytes:
         digits = bool(self.digits)
         keyed = dict(self._keyed) if self._keyed_digits == digits else {}
-        keys = list(map(keyed.get, self._new))
+        new_tokens, new_claims = self._new_tokens, self._new_claims
+        if new_tokens.keys() == new_claims.keys():  # (a cold run's: every text's both)
+            texts = list(new_tokens)
+        else:
+            texts = list(dict.fromkeys(chain(new_tokens, new_claims)))
+        keys = list(map(keyed.get, texts))
         if None in keys:
-            for i, text in enumerate(self._new):
+            for i, text in enumerate(texts):
                 if keys[i] is None:
                     keys[i] = keyed[text] = self.key(text, digits)
-        new = zip(cast(list[bytes], keys), self._new.values(), strict=True)
+        learnt = zip(
+            map(new_tokens.get, texts, repeat(UNKNOWN)),
+            map(new_claims.get, texts, repeat(UNKNOWN)),
+            strict=True,
+        )
+        new = zip(cast(list[bytes], keys), learnt, strict=True)
         rows: dict[bytes, tuple[int, int]]
         if not (self._hit or self._old):  # (no counts of an earlier run: each as learnt)
-            rows = {k: (n, c) for k, (n, c) in new}
+            rows = dict(new)
         else:
             rows = {}
             for k, (n, c) in new:
@@ -699,6 +716,14 @@ def _read_order(data: bytes, n: int) -> tuple[Runs, array[int]] | None:
     if not rows or max(rows) >= n or not order.valid(len(rows)):
         raise ValueError("not an order")
     return order, rows
+
+
+def _learn(learnt: dict[str, int], texts: list[str], counts: list[int | None]) -> None:
+    """Take in the known ``counts`` of ``texts`` (None: not known, nothing taken)."""
+    if None not in counts:  # (most puts: in one call)
+        learnt.update(zip(texts, cast(list[int], counts), strict=True))
+    else:
+        learnt.update((t, n) for t, n in zip(texts, counts, strict=True) if n is not None)
 
 
 def _known(n: int, c: int) -> tuple[int | None, int | None]:

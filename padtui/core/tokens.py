@@ -340,6 +340,8 @@ class TokenCounter:
         store.put([texts[i] for i in fresh], [None] * len(fresh), [claims[i] for i in fresh])
 
         def finish() -> list[int]:
+            if len(missing) == len(known):  # (none known: a first run)
+                return counting()
             fresh = iter(counting())
             return [next(fresh) if n is None else n for n in known]
 
@@ -390,6 +392,8 @@ class TokenCounter:
         self._cache.update(found)
         if self.store is not None:
             self.store.put(new, fresh, [None] * len(new))
+        if len(new) == len(texts):  # (every text new, and none twice: they are ``new``)
+            return fresh[:]
         return [found[t] if n is None else n for t, n in zip(texts, counts, strict=True)]
 
     def _encode_chunk(self, texts: list[str], enc: Any = None) -> list[int]:
