@@ -104,11 +104,11 @@ class Plan:
         """Tokens of the pad once committed (a refused plan changes nothing)."""
         if self.refused:
             return self.tokens_total
-        return sum(self.costs[e.index] for e in self.kept) + self.record_tokens
+        return _summed(self.costs, self.kept) + self.record_tokens
 
     @property
     def tokens_dropped(self) -> int:
-        return sum(self.costs[e.index] for e in self.dropped)
+        return _summed(self.costs, self.dropped)
 
     @property
     def overrun(self) -> int:
@@ -431,7 +431,15 @@ def plan(
 
 def sealed_tokens(pad: Pad, costs: Mapping[int, int]) -> int:
     """The tokens of the pad's sealed region (``costs``: each entry's, by its index)."""
-    return sum(costs[e.index] for e in pad.sealed)
+    return _summed(costs, pad.sealed)
+
+
+_index = attrgetter("index")
+
+
+def _summed(costs: Mapping[int, int], entries: Sequence[Entry]) -> int:
+    """The tokens of ``entries`` (``costs``: each entry's, by its index)."""
+    return sum(map(costs.__getitem__, map(_index, entries)))
 
 
 def resolve_budget(pad: Pad, budget: int | None) -> int:
@@ -621,7 +629,7 @@ class _Strict:
         self.sealed_cost = ctx.sealed_cost
         rewritable = ctx.pad.rewritable
         self.first_fit = _FirstFit(rewritable, ctx.costs)
-        self.protected = {e.index for e in rewritable if e.protected}
+        self.protected = {e.index for e in rewritable if e.kind in PROTECTED_KINDS}
         # every entry a pass may drop has an id: a record of ranges then names each by its id,
         # word for word the record of names, and its passes are those of the names
         self.ranges_are_names = None not in map(attrgetter("id"), rewritable)
@@ -1082,7 +1090,7 @@ def _record_name(e: Entry, cost: int) -> str:
 
 def _record_entry(pad: Pad, dropped: Sequence[Entry], text: str, now: datetime) -> Entry:
     base = "loss-" + now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    ids = {e.id for e in pad.entries if e.id is not None}
+    ids = set(map(attrgetter("id"), pad.entries))
     rid, n = base, 1
     while rid in ids:
         n += 1
