@@ -37,7 +37,7 @@ from padtui.core.rules import RuleRows
 from padtui.core.runs import Runs
 from padtui.core.tokens import DEFAULT_ENCODING, MAX_RUN, TokenCounter
 
-FORMAT = 4
+FORMAT = 5
 _MAGIC = b"padtui-counts\n"
 _KEY = 16  # bytes of a text's hash
 _SUM = 32  # bytes of the file's checksum (BLAKE2b of all that precedes it)

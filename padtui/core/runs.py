@@ -3,10 +3,11 @@ is found again by its runs' hashes, and a list that changed in a few places run 
 that only the items of the runs that changed are hashed one by one (an edit or two of a large
 pad: the entries beside them; 1 % of its entries changed at random: about a quarter of them).
 
-Runs come in two sizes. Long runs (:data:`LONG` items on average) are hashed first: few, so a
-list as it was costs little more than one hash of all of it. Only where a long run is not
-found again is it cut into short runs (:data:`RUN` items on average), each hashed and sought
-among the short runs the list had before.
+Runs come in two sizes. Short runs (:data:`RUN` items on average) are hashed, each once; a long
+run (:data:`LONG` items on average) is hashed from the hashes of its short runs. Long runs are
+sought first: few, so a list as it was is found by a few comparisons. Only where a long run is
+not found again are its short runs sought among those the list had before. Either way every
+item is hashed once.
 
 A run ends after an item whose length is a multiple of its size (once it holds a quarter of
 its size of items), or after four times its size of items: where runs end depends on the
@@ -85,14 +86,38 @@ def of(seed: bytes, lengths: Sequence[int], digest: Digest) -> Runs:
     """The runs of a list of items of these lengths, with ``digest`` (feeding a hash begun
     with ``seed``: SHA-256, which hashes long input fastest here)."""
     base = hashlib.sha256(seed)
+    ends, short_ends = _cuts(lengths)
+    short_digests = _hashed(base, digest, 0, short_ends)
+    return Runs(
+        ends, _long_digests(base, ends, short_ends, short_digests), short_ends, short_digests
+    )
+
+
+def _cuts(lengths: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Where each long run ends, and each short run (cut within each long one)."""
     ends = cut(lengths, LONG, 0, len(lengths))
     short_ends: list[int] = []
     start = 0
     for end in ends:
         short_ends += cut(lengths, RUN, start, end)
         start = end
-    digests, short_digests = _hashed(base, digest, 0, ends), _hashed(base, digest, 0, short_ends)
-    return Runs(ends, digests, short_ends, short_digests)
+    return ends, short_ends
+
+
+def _long_digests(
+    base: Any, ends: list[int], short_ends: list[int], short_digests: list[bytes]
+) -> list[bytes]:
+    """Each long run's hash, of its short runs' hashes: the items are hashed once, in their
+    short runs (which hold how many items each has, and their lengths)."""
+    out = []
+    i = 0
+    for end in ends:
+        j = bisect_right(short_ends, end, i)
+        h = base.copy()
+        h.update(b"\1long" + b"".join(short_digests[i:j]))
+        out.append(h.digest()[:KEY])
+        i = j
+    return out
 
 
 def match(
@@ -102,37 +127,30 @@ def match(
     too: (start, end, start before) each. A list as it was is ``before`` itself."""
     base = hashlib.sha256(seed)
     n = len(lengths)
-    ends = cut(lengths, LONG, 0, n)
-    digests = _hashed(base, digest, 0, ends)
+    ends, short_ends = _cuts(lengths)
+    short_digests = _hashed(base, digest, 0, short_ends)
+    digests = _long_digests(base, ends, short_ends, short_digests)
     if digests == list(before.digests) and list(ends) == list(before.ends):
         return before, [(0, n, 0)] if n else []
     long_at = dict(zip(before.digests, [0, *before.ends][:-1], strict=True))
     short_at: dict[bytes, int] | None = None
-    old_ends, old_digests = before.short_ends, before.short_digests
     again: list[tuple[int, int, int]] = []
-    short_ends: list[int] = []
-    short_digests: list[bytes] = []
-    start = 0
+    start, i = 0, 0
     for end, d in zip(ends, digests, strict=True):
+        j = bisect_right(short_ends, end, i)
         was = long_at.get(d)
-        if was is not None:  # (its short runs are those it had, moved)
+        if was is not None:
             again.append((start, end, was))
-            lo, hi = bisect_right(old_ends, was), bisect_right(old_ends, was + end - start)
-            short_ends += [e - was + start for e in old_ends[lo:hi]]
-            short_digests += old_digests[lo:hi]
         else:
-            these = cut(lengths, RUN, start, end)
-            hashed = _hashed(base, digest, start, these)
             if short_at is None:
-                short_at = dict(zip(old_digests, [0, *old_ends][:-1], strict=True))
+                old = before.short_ends
+                short_at = dict(zip(before.short_digests, [0, *old][:-1], strict=True))
             at = start
-            for e, sd in zip(these, hashed, strict=True):
+            for e, sd in zip(short_ends[i:j], short_digests[i:j], strict=True):
                 if (w := short_at.get(sd)) is not None:
                     again.append((at, e, w))
                 at = e
-            short_ends += these
-            short_digests += hashed
-        start = end
+        start, i = end, j
     return Runs(ends, digests, short_ends, short_digests), again
 
 
