@@ -23,7 +23,8 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import compress, pairwise
+from operator import not_
 from typing import Any
 
 RUN = 16  # items a short run holds, on average, in a list of varied lengths
@@ -59,10 +60,22 @@ def cut(lengths: Sequence[int], size: int, start: int, stop: int) -> list[int]:
     ``stop`` of a list of items of these lengths (a run holds at least a quarter of ``size``
     items but the last: items whose lengths are all multiples of ``size`` make no more runs
     than that)."""
+    return _cut(_marks(lengths, size, start, stop), size, start, stop)
+
+
+def _marks(lengths: Sequence[int], size: int, start: int = 0, stop: int | None = None) -> list[int]:
+    """The end of each item from ``start`` to ``stop`` whose length is a multiple of
+    ``size`` (the index after it): where a run of that size may end."""
+    stop = len(lengths) if stop is None else stop
+    multiples = map(not_, map(size.__rmod__, lengths[start:stop]))  # (a loop in C)
+    return list(compress(range(start + 1, stop + 1), multiples))
+
+
+def _cut(marks: Sequence[int], size: int, start: int, stop: int) -> list[int]:
+    """``cut``, from the ``_marks`` of its items."""
     out: list[int] = []
     last, shortest, longest = start, max(size // 4, 1), 4 * size
-    ends = [n for n in range(start + 1, stop + 1) if not lengths[n - 1] % size]
-    for end in (*ends, stop):
+    for end in (*marks, stop):
         while end - last > longest:
             last += longest
             out.append(last)
@@ -95,12 +108,14 @@ def of(seed: bytes, lengths: Sequence[int], digest: Digest) -> Runs:
 
 def _cuts(lengths: Sequence[int]) -> tuple[list[int], list[int]]:
     """Where each long run ends, and each short run (cut within each long one)."""
-    ends = cut(lengths, LONG, 0, len(lengths))
+    marks = _marks(lengths, RUN)
+    ends = _cut([n for n in marks if not lengths[n - 1] % LONG], LONG, 0, len(lengths))
     short_ends: list[int] = []
-    start = 0
+    start, i = 0, 0
     for end in ends:
-        short_ends += cut(lengths, RUN, start, end)
-        start = end
+        j = bisect_right(marks, end, i)
+        short_ends += _cut(marks[i:j], RUN, start, end)
+        start, i = end, j
     return ends, short_ends
 
 
