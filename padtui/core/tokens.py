@@ -15,7 +15,8 @@ import threading
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
-from itertools import accumulate, pairwise
+from itertools import accumulate, pairwise, repeat
+from operator import and_, rshift
 from typing import TYPE_CHECKING, Any, cast
 
 from padtui.core import bpe
@@ -548,19 +549,14 @@ def _token_words(enc: Any, text: str, special: str) -> bytes | None:
 def _split_counts(words: bytes, mark: int, n: int) -> list[int] | None:
     """The numbers of tokens between the ``n - 1`` tokens ``mark`` in ``words`` (tokens as
     machine words of four bytes), None unless there are so many. A match of the mark's bytes
-    across two tokens is not a token: one at an offset not a multiple of four gives None."""
-    word, find = array("I", [mark]).tobytes(), words.find
-    counts, at = [], 0
-    for _ in range(n - 1):
-        end = find(word, at)
-        if end < 0 or end & 3:
-            return None
-        counts.append((end - at) >> 2)
-        at = end + 4
-    if find(word, at) >= 0 or (len(words) - at) & 3:
+    across two tokens is not a token: the first such match ends a part of a length that is
+    not a multiple of four, which gives None. (Loops in C: this runs in an encoder thread,
+    which holds the interpreter meanwhile.)"""
+    parts = words.split(array("I", [mark]).tobytes())
+    lengths = list(map(len, parts))
+    if len(lengths) != n or any(map(and_, lengths, repeat(3))):
         return None
-    counts.append((len(words) - at) >> 2)
-    return counts
+    return list(map(rshift, lengths, repeat(2)))
 
 
 def counter_for(encoding: str | None = None) -> TokenCounter:
