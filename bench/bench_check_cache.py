@@ -1,6 +1,7 @@
 """`padtui check` with its count cache against the plain baseline, whole processes alternated.
 
 Run: python bench/bench_check_cache.py [--tokens 4000 200000 1000000] [--pairs 9]
+     [--situations cold changed edited unchanged] [--also DIR]
 
 For each pad size (a synthetic pad from bench/padgen.py, as bench_check_vs_baseline.py makes
 it, both programs first checked to make the same decision) and each of four situations:
@@ -20,6 +21,11 @@ installed program runs. Reported: the ratio padtui / baseline of the median wall
 the range (lowest to highest) and middle half of the pairs' ratios, never a best run; the
 CPU times; the load average before and after each point, and the time of a fixed loop of
 Python (``loop_ms``: a host's busy spells slow it, and the load average does not show them).
+
+``--also DIR`` runs a second padtui, another source tree (a git worktree of an earlier commit,
+say) on PYTHONPATH, in the same rounds, each padtui with its own count cache folder; the
+three programs then take turns in a rotated order. Reported besides: its median, its ratio to
+the baseline, and this tree's time over its time in each round (median and range).
 """
 
 from __future__ import annotations
@@ -125,31 +131,76 @@ def load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
+class Side:
+    """A padtui measured: its environment (``also``: another source tree on PYTHONPATH) and
+    its own count cache folder, with the cache the pad before a change left (``kept``)."""
+
+    def __init__(self, name: str, env: dict[str, str], tmp: str, tree: str | None = None):
+        self.name = name
+        self.env = dict(env, XDG_CACHE_HOME=os.path.join(tmp, f"cache-{name}"))
+        if tree:
+            self.env["PYTHONPATH"] = tree
+        self.cache = os.path.join(self.env["XDG_CACHE_HOME"], "padtui")
+        self.kept = os.path.join(tmp, f"kept-{name}")
+
+    def empty(self) -> None:
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+    def restore(self) -> None:
+        shutil.rmtree(self.cache, ignore_errors=True)
+        shutil.copytree(self.kept, self.cache)
+
+    def keep(self) -> None:
+        shutil.rmtree(self.kept, ignore_errors=True)
+        shutil.copytree(self.cache, self.kept)
+
+
 def point(
-    py: str, pad: str, env: dict[str, str], before: Any, pairs: int, warmup: int
+    py: str,
+    pad: str,
+    env: dict[str, str],
+    sides: list[tuple[Side, Any]],
+    pairs: int,
+    warmup: int,
 ) -> dict[str, Any]:
-    """Alternated runs of the baseline and of ``padtui check`` on ``pad``; ``before()``
-    sets the cache up before each padtui run (not timed)."""
+    """Alternated runs of the baseline and of ``padtui check`` on ``pad``, for each side
+    (the first this tree, the second if any another, ``also``); its ``before()`` sets its
+    cache up before each of its runs (not timed)."""
     ours_cmd = [*padtui_command(py), "check", pad]
     base_cmd = [py, BASELINE, pad]
+    order: list[tuple[str, list[str], dict[str, str], Any]] = [("base", base_cmd, env, None)]
+    order += [(side.name, ours_cmd, side.env, before) for side, before in sides]
     for _ in range(warmup):
-        run(base_cmd, env)
-        before()
-        run(ours_cmd, env)
-    base: list[tuple[float, float, int]] = []
-    ours: list[tuple[float, float, int]] = []
+        for _who, cmd, where, before in order:
+            if before:
+                before()
+            run(cmd, where)
+    got: dict[str, list[tuple[float, float, int]]] = {who: [] for who, *_rest in order}
     load_before, loop_before = load(), loop_ms()
     for i in range(pairs):
-        order = [("base", base_cmd), ("ours", ours_cmd)]
-        for who, cmd in order if i % 2 == 0 else order[::-1]:
-            if who == "ours":
+        # two: each first in turn; three: rotated, so that each runs in each place and none
+        # twice in a row (a program run just before runs faster: the files it read are warm)
+        turn = order if i % 2 == 0 else order[::-1]
+        if len(order) > 2:
+            turn = order[i % len(order) :] + order[: i % len(order)]
+        for who, cmd, where, before in turn:
+            if before:
                 before()
-                ours.append(run(cmd, env))
-            else:
-                base.append(run(cmd, env))
+            got[who].append(run(cmd, where))
+    base, ours = got["base"], got["ours"]
     bw, ow = [b[0] for b in base], [o[0] for o in ours]
     ratios = sorted(o / b for o, b in zip(ow, bw, strict=True))
+    extra: dict[str, Any] = {}
+    if "also" in got:
+        aw = [a[0] for a in got["also"]]
+        extra = {
+            "also_wall_median": statistics.median(aw),
+            "also_cpu_median": statistics.median(a[1] for a in got["also"]),
+            "also_ratio_of_medians": statistics.median(aw) / statistics.median(bw),
+            "ours_to_also": sorted(o / a for o, a in zip(ow, aw, strict=True)),
+        }
     return {
+        **extra,
         "pairs": pairs,
         "baseline_wall_median": statistics.median(bw),
         "padtui_wall_median": statistics.median(ow),
@@ -178,26 +229,27 @@ def main() -> None:
     ap.add_argument(
         "--steps", action="store_true", help="also time each step of a cold check (in process)"
     )
+    ap.add_argument(
+        "--also",
+        metavar="DIR",
+        help="also run the padtui of another source tree (e.g. a git worktree of an earlier "
+        "commit) in the same alternation, with its own count cache",
+    )
     args = ap.parse_args()
     json_path = args.json and os.path.abspath(args.json)  # (before the change of folder)
+    counts = (args.pairs, args.warmup)
     py, home, results = sys.executable, os.getcwd(), []
     with tempfile.TemporaryDirectory(prefix="padtui-bench-cache-") as tmp:
         env = child_env(tmp)
-        cache = os.path.join(tmp, "cache", "padtui")
-        kept = os.path.join(tmp, "kept")  # the cache the pad before the change left
+        sides = [Side("ours", env, tmp)]
+        if args.also:
+            sides.append(Side("also", env, tmp, os.path.abspath(args.also)))
         os.chdir(tmp)  # (not the repository's root, from which `-m padtui` would import)
         print(
             f"machine: {os.cpu_count()} cores; load average {load()} (1, 5, 15 min); "
             f"a million-step loop of Python {loop_ms():.0f} ms",
             flush=True,
         )
-
-        def empty() -> None:
-            shutil.rmtree(cache, ignore_errors=True)
-
-        def restore() -> None:
-            shutil.rmtree(cache, ignore_errors=True)
-            shutil.copytree(kept, cache)
 
         for tokens in args.tokens:
             pad = os.path.join(tmp, f"pad-{tokens}.json")
@@ -213,13 +265,15 @@ def main() -> None:
                     + f"; load {load()}",
                     flush=True,
                 )
+            check = [*padtui_command(py), "check", pad]
             for situation in args.situations:
                 if situation == "cold":
-                    row = point(py, pad, env, empty, args.pairs, args.warmup)
+                    row = point(py, pad, env, [(s, s.empty) for s in sides], *counts)
                 elif situation == "unchanged":
-                    empty()
-                    run([*padtui_command(py), "check", pad], env)
-                    row = point(py, pad, env, lambda: None, args.pairs, args.warmup)
+                    for side in sides:
+                        side.empty()
+                        run(check, side.env)
+                    row = point(py, pad, env, [(s, None) for s in sides], *counts)
                 else:
                     # the changed pad takes the original's place (its cache file is the
                     # pad's path's), so each run starts from the cache the original left
@@ -227,12 +281,12 @@ def main() -> None:
                     n = made(pad, changed)
                     original = pad + ".original"
                     shutil.copy(pad, original)
-                    empty()
-                    run([*padtui_command(py), "check", pad], env)
-                    shutil.rmtree(kept, ignore_errors=True)
-                    shutil.copytree(cache, kept)
+                    for side in sides:
+                        side.empty()
+                        run(check, side.env)
+                        side.keep()
                     shutil.copy(changed, pad)
-                    row = point(py, pad, env, restore, args.pairs, args.warmup)
+                    row = point(py, pad, env, [(s, s.restore) for s in sides], *counts)
                     row["entries_changed"] = n
                     shutil.copy(original, pad)
                 row.update(tokens_target=tokens, bytes=size, decision=decision, situation=situation)
@@ -250,6 +304,15 @@ def main() -> None:
                     f"{row['loop_ms_before']:.0f} → {row['loop_ms_after']:.0f} ms",
                     flush=True,
                 )
+                if args.also:
+                    mine = row["ours_to_also"]
+                    print(
+                        f"{'':>9}  and {args.also}: {row['also_wall_median'] * 1000:5.0f} ms (cpu "
+                        f"{row['also_cpu_median'] * 1000:.0f}), ratio of medians "
+                        f"{row['also_ratio_of_medians']:.2f}; this tree / it, each round: "
+                        f"{statistics.median(mine):.2f} ({mine[0]:.2f}–{mine[-1]:.2f})",
+                        flush=True,
+                    )
         os.chdir(home)
     dump(json_path, results)
 
