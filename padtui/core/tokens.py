@@ -452,8 +452,9 @@ _CHUNK_MIN = 64 * 1024
 class _Chunks:
     """A batch of texts to count, taken a chunk at a time, from the front, by encoder
     threads and, once its own work is done, by the thread that asks for the counts
-    (``counts``): the wait for the encoder, on two cores most of a large pad's first check,
-    is spent encoding too. With the other core busy, the two take turns and end no later.
+    (``counts``): what that thread would have spent waiting for the encoder (the end of a
+    large pad's first check) is spent encoding too (with the other core busy, the two take
+    turns).
 
     Each take is a share of the characters left (guided scheduling): the first are large,
     as a thread between chunks waits for the interpreter, which a busy thread may hold for
