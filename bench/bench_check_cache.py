@@ -1,7 +1,7 @@
 """`padtui check` with its count cache against the plain baseline, whole processes alternated.
 
 Run: python bench/bench_check_cache.py [--tokens 4000 200000 1000000] [--pairs 9]
-     [--situations cold changed edited unchanged] [--also DIR]
+     [--situations cold changed edited unchanged] [--also DIR] [--steps] [--timeline]
 
 For each pad size (a synthetic pad from bench/padgen.py, as bench_check_vs_baseline.py makes
 it, both programs first checked to make the same decision) and each of four situations:
@@ -87,6 +87,63 @@ def steps(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, fl
         out = subprocess.run(
             [py, "-c", STEPS, pad], capture_output=True, text=True, env=env, check=True
         )
+        for name, ms in json.loads(out.stdout).items():
+            got.setdefault(name, []).append(ms)
+    return {name: statistics.median(v) for name, v in got.items()}
+
+
+# --timeline: a cold `padtui check` of the pad, the command itself, in a fresh process with
+# the encoder's chunks timed: when the encoder thread starts and ends, when the thread that
+# asks for the counts joins it (its own work done: the claims, the rules, the cache's keys),
+# and each thread's CPU time encoding. A cold check's wall time is then about
+#   before + (encoding + own work) / 2 + after
+# on two free cores: the asking thread's own work runs beside the encoder, and what is left
+# of the encoding when it joins is shared by the two.
+TIMELINE = r"""
+import contextlib, io, json, sys, threading, time
+t0 = time.perf_counter()
+import padtui.core.tokens as tokens
+seen = {}
+work = tokens._Chunks._work
+def timed(self):
+    name, cpu = threading.current_thread().name, time.thread_time()
+    seen.setdefault(name, {})["start"] = (time.perf_counter() - t0) * 1000
+    work(self)
+    seen[name]["end"] = (time.perf_counter() - t0) * 1000
+    seen[name]["cpu"] = (time.thread_time() - cpu) * 1000
+tokens._Chunks._work = timed
+from padtui.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["check", sys.argv[1]])
+end = (time.perf_counter() - t0) * 1000
+if "padtui-encoder" not in seen:  # (too few texts for a thread: counted where asked)
+    print(json.dumps({"in all (no encoder thread)": end}))
+    sys.exit()
+enc, own = seen["padtui-encoder"], seen["MainThread"]
+print(json.dumps({
+    "before the encoding": enc["start"],
+    "own work beside it": own["start"] - enc["start"],
+    "the encoding (wall)": max(enc["end"], own["end"]) - enc["start"],
+    "after it": end - max(enc["end"], own["end"]),
+    "encoder thread CPU": enc["cpu"],
+    "asking thread's encoding CPU": own["cpu"],
+    "in all": end,
+}))
+"""
+
+
+def timeline(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, float]:
+    """The median of each part of a cold check (ms, see TIMELINE) over ``runs`` fresh
+    processes, each with an empty count cache folder."""
+    import subprocess
+
+    got: dict[str, list[float]] = {}
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="padtui-timeline-") as cache:
+            here = dict(env, XDG_CACHE_HOME=cache)
+            out = subprocess.run(
+                [py, "-c", TIMELINE, pad], capture_output=True, text=True, env=here, check=True
+            )
         for name, ms in json.loads(out.stdout).items():
             got.setdefault(name, []).append(ms)
     return {name: statistics.median(v) for name, v in got.items()}
@@ -230,6 +287,11 @@ def main() -> None:
         "--steps", action="store_true", help="also time each step of a cold check (in process)"
     )
     ap.add_argument(
+        "--timeline",
+        action="store_true",
+        help="also time a cold check's encoder and the work beside and after it (in process)",
+    )
+    ap.add_argument(
         "--also",
         metavar="DIR",
         help="also run the padtui of another source tree (e.g. a git worktree of an earlier "
@@ -262,6 +324,16 @@ def main() -> None:
                 print(
                     f"{tokens:>9} tokens, a cold check's steps (ms, median of 3 fresh processes): "
                     + ", ".join(f"{n} {ms:.0f}" for n, ms in times.items())
+                    + f"; load {load()}",
+                    flush=True,
+                )
+            if args.timeline:
+                parts = timeline(py, pad, env)
+                results.append({"tokens_target": tokens, "timeline_ms": parts})
+                print(
+                    f"{tokens:>9} tokens, a cold check's timeline (ms, median of 3 fresh "
+                    "processes): "
+                    + ", ".join(f"{n} {ms:.0f}" for n, ms in parts.items())
                     + f"; load {load()}",
                     flush=True,
                 )

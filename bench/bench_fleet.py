@@ -14,6 +14,9 @@ entry changed each time, the saves spread evenly over the second (200 pads: one 
   the screen's thread does holds it up);
 - *staleness*: from an agent's save to the pad's row showing that version (the writer stamps
   the entry it changes with the time of the save);
+- *frames*: each frame's render by the compositor, in wall and in CPU time of the screen's
+  thread (the difference is its wait for the interpreter's lock, which the readers' threads
+  share);
 
 and the throughput: saves made, versions taken in, batches (the folder watch merges the
 events of a quiet moment into one batch, and a batch read while others queue up takes them
@@ -97,6 +100,23 @@ async def run(
                     staleness.append((now - max(saved)) * 1000)
 
     app._show = hooked_show  # type: ignore[method-assign]
+    # each frame's render by the compositor on the screen's thread: its wall time, and its CPU
+    # time (the difference is the time the thread waited for the interpreter's lock)
+    from textual._compositor import Compositor
+
+    renders: list[tuple[float, float]] = []
+    render_update = Compositor.render_update
+
+    def timed_render(compositor: Any, *args: Any, **kwargs: Any) -> Any:
+        wall, cpu_time = time.perf_counter(), time.thread_time()
+        try:
+            return render_update(compositor, *args, **kwargs)
+        finally:
+            renders.append(
+                ((time.perf_counter() - wall) * 1000, (time.thread_time() - cpu_time) * 1000)
+            )
+
+    Compositor.render_update = timed_render  # type: ignore[method-assign]
 
     pauses: list[float] = []  # the cyclic garbage collector's full collections (ms)
     started: list[float] = []
@@ -130,6 +150,7 @@ async def run(
         )
         batches_before = app.batches
         cpu0 = cpu()
+        del renders[:]  # (those of the measured seconds only)
         writer = subprocess.Popen(
             [sys.executable, __file__, "--writer", folder, str(pads), str(tokens), str(seconds)]
         )
@@ -155,6 +176,8 @@ async def run(
         work = cpu() - cpu0
         await asyncio.sleep(1.0)  # let the last saves land
         timer.stop()
+        measured = renders[:]
+        Compositor.render_update = render_update  # type: ignore[method-assign]
         with open(os.path.join(folder, ".saves")) as f:
             saves = int(f.read())
         versions = (
@@ -175,6 +198,9 @@ async def run(
         "lag_ms": {p: pct(lags, p) for p in (50, 95, 99)},
         "staleness_ms": {p: pct(staleness, p) for p in (50, 95, 99)},
         "keys": len(keys),
+        "frames": len(measured),
+        "frame_render_ms": {p: pct([w for w, _c in measured], p) for p in (50, 95, 99)},
+        "frame_render_cpu_ms": {p: pct([c for _w, c in measured], p) for p in (50, 95, 99)},
         "full_gc_pauses_ms": sorted(pauses)[-5:],
     }
 
@@ -248,6 +274,11 @@ def main() -> None:
     )
     print(f"longest full garbage collections: {[round(p) for p in got['full_gc_pauses_ms']]} ms")
     print(f"event-loop lag:    p50 {lag[50]:6.1f}  p95 {lag[95]:6.1f}  p99 {lag[99]:6.1f} ms")
+    fr, fc = got["frame_render_ms"], got["frame_render_cpu_ms"]
+    print(
+        f"frame render:      p50 {fr[50]:6.1f}  p95 {fr[95]:6.1f}  p99 {fr[99]:6.1f} ms wall, "
+        f"p50 {fc[50]:.1f}  p95 {fc[95]:.1f}  p99 {fc[99]:.1f} ms CPU ({got['frames']} frames)"
+    )
     print(f"save -> row:       p50 {stale[50]:6.1f}  p95 {stale[95]:6.1f}  p99 {stale[99]:6.1f} ms")
     print(
         f"versions taken in: {got['versions_taken_in']} of {got['saves']} saves "
