@@ -43,7 +43,6 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Static
@@ -72,6 +71,7 @@ from padtui.tui.inspector import (
 )
 from padtui.tui.keys import help_and_quit
 from padtui.tui.screens import FLEET_HELP, HelpScreen
+from padtui.tui.turns import DrawsFirst, after_frame
 from padtui.tui.verdicts import verdict_style
 from padtui.tui.widgets import gauge_text
 
@@ -405,7 +405,7 @@ class FleetTable(ScrollView, can_focus=True):
             self.action_open()
 
 
-class FleetScreen(Screen[None]):
+class FleetScreen(DrawsFirst):
     """The table of pads; ``enter`` pushes the inspector's screen on the pad of its row."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -670,7 +670,10 @@ class FleetApp(PadtuiApp):
         try:
             previous = insp.current.pad_file if insp.versions else None
             reading = await read_settled_pausing_here(pad.path, previous, looks=SETTLE_LOOKS)
-            observed, prepared = await asyncio.to_thread(self._take_reading, pad, reading)
+            # (its audit waits for a frame being drawn: see tui/turns.py)
+            observed, prepared = await asyncio.to_thread(
+                after_frame(self._take_reading), pad, reading
+            )
         except Exception as exc:  # this pad's failure is its row's, not the fleet's
             reading = Reading("unreadable", detail=failure(pad.path, exc))
             with pad.lock:

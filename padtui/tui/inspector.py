@@ -35,7 +35,6 @@ from textual.binding import BindingType
 from textual.command import CommandPalette
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from padtui.core import letta, sealing, store
@@ -75,6 +74,7 @@ from padtui.tui.screens import (
     WayOut,
     way_out,
 )
+from padtui.tui.turns import DrawsFirst, after_frame
 from padtui.tui.verdicts import verdict_style
 from padtui.tui.widgets import (
     NEAR_LIMIT,
@@ -260,7 +260,7 @@ def take(insp: Inspection, prepared: Prepared) -> Observed | None:
     return None
 
 
-class InspectorScreen(Screen[None]):
+class InspectorScreen(DrawsFirst):
     """One pad: its sealed and rewritable regions, the budget gauge, what stands, the
     status, and the keys to trial, step and commit a compaction safely."""
 
@@ -557,7 +557,7 @@ class InspectorScreen(Screen[None]):
                     self.refresh_view()
                     continue
             prepared = await asyncio.to_thread(
-                partial(prepare, insp, reading, self.journal, later=True)
+                after_frame(partial(prepare, insp, reading, self.journal, later=True))
             )
             self.post_message(self.Seen(prepared))
             if (
