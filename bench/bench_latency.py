@@ -49,7 +49,7 @@ class Sample:
     start: float  # the write begins
     looked: float = 0.0  # the settling read of it begins (the watch has seen the write)
     settled: float = 0.0  # ... and ends: the file has stayed as it is for the settle interval
-    taken: float = 0.0  # the screen starts taking the new version in (journaled, examined)
+    taken: float = 0.0  # the screen starts taking the new version in (examined)
     drawn: float = 0.0  # ... and has drawn it into its widgets
     shown: float = 0.0  # the frame is composited and rendered for the terminal
 
@@ -138,6 +138,7 @@ async def measure(path: str, tokens: int, modes: list[str], writes: int) -> list
                 current = None
                 await asyncio.sleep(0.02)  # let the watch settle between two saves
             runs.append(run)
+    watcher.read_settled = read_settled
     return runs
 
 
