@@ -45,7 +45,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from padtui.core import store
 from padtui.core.formats import format_for_name, suffixes
@@ -69,7 +69,7 @@ from padtui.tui.inspector import (
     settle_memory,
     take,
 )
-from padtui.tui.keys import help_and_quit
+from padtui.tui.keys import KeysFooter, help_and_quit
 from padtui.tui.screens import FLEET_HELP, HelpScreen
 from padtui.tui.turns import DrawsFirst, after_frame
 from padtui.tui.verdicts import verdict_style
@@ -424,7 +424,7 @@ class FleetScreen(DrawsFirst):
         yield Static(id="fleet-head")
         yield FleetTable(id="fleet-table")
         yield Static(id="fleet-status")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.draw_header()

@@ -35,7 +35,7 @@ from textual.binding import BindingType
 from textual.command import CommandPalette
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from padtui.core import letta, sealing, store
 from padtui.core.at_risk import AtRisk
@@ -62,7 +62,7 @@ from padtui.core.store import Snapshot
 from padtui.core.text import clean, one_line
 from padtui.core.watcher import Reading, load_watch, read_settled, watch_pad
 from padtui.tui.concept import ConceptScreen
-from padtui.tui.keys import help_and_quit, key
+from padtui.tui.keys import KeysFooter, help_and_quit, key
 from padtui.tui.screens import (
     AlarmsScreen,
     BudgetScreen,
@@ -373,7 +373,7 @@ class InspectorScreen(DrawsFirst):
         yield BudgetGauge(id="gauge")
         yield Static(id="standing")  # what stays true of the pad: halted, rules at risk
         yield StatusLine(id="status")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#rewritable", EntryPane).focus()

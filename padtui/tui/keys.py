@@ -1,9 +1,13 @@
 """Keys several screens share: ``?`` for the screen's help and ``q`` to quit, on every
-screen; close and "why?" on the dialogs that explain something."""
+screen; close and "why?" on the dialogs that explain something; and the footer that shows
+them."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.binding import Binding
+from textual.widgets import Footer
 
 
 def key(
@@ -53,3 +57,43 @@ def close_and_why(scope: str, why_tooltip: str, close_keys: str = "escape") -> l
         Binding(close_keys, "close", "Close", id=f"{scope}.close", tooltip="Back to the pad"),
         Binding("w", "why", "Why?", id=f"{scope}.why", tooltip=why_tooltip),
     ]
+
+
+class KeysFooter(Footer):
+    """Textual's footer, composed again only when what it shows changes.
+
+    A screen tells its footer its bindings changed at every change of state, and Textual's
+    footer then takes every key down and mounts it again, each key's styles worked out
+    twice over: the inspector's footer did so seven times, with the same keys, as it
+    started (about a third of its start-up, in the profile). This one recomposes only when
+    the keys it would show, their descriptions, their state, how they are shown or its own
+    settings differ from those it shows."""
+
+    _shown: tuple[Any, ...] | None = None
+
+    def _showing(self) -> tuple[Any, ...]:
+        """What a compose would show now (what ``Footer.compose`` reads)."""
+        app = self.app
+        keys = tuple(
+            (
+                binding.key,
+                app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                (binding.group.description, binding.group.compact) if binding.group else None,
+                enabled,
+                tooltip,
+            )
+            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
+            if binding.show or binding.action == "app.command_palette"
+        )
+        return (keys, self.compact, self.show_command_palette, app.ENABLE_COMMAND_PALETTE)
+
+    async def recompose(self) -> None:
+        if not self.is_attached:
+            return
+        shown = self._showing() if self._bindings_ready else None
+        if shown is not None and shown == self._shown:
+            return
+        self._shown = shown
+        await super().recompose()

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Input, OptionList, Sparkline, Static
+from textual.widgets import Button, Input, OptionList, Sparkline, Static
 from textual.widgets.option_list import Option
 
 from padtui.core import letta
@@ -21,7 +21,7 @@ from padtui.core.audit import Finding
 from padtui.core.compaction import Plan, RuleAtRisk
 from padtui.core.inspection import Alarm, SeenVersion
 from padtui.core.text import clean, one_line
-from padtui.tui.keys import close_and_why
+from padtui.tui.keys import KeysFooter, close_and_why
 from padtui.tui.verdicts import verdict_style
 from padtui.tui.widgets import PagedList
 
@@ -429,7 +429,7 @@ class HistoryScreen(Screen[None]):
             )
             with VerticalScroll(id="findings"):
                 yield Static(id="detail")
-        yield Footer()
+        yield KeysFooter()
 
     def _range(self) -> Text:
         """Which versions the list holds, and whether older ones are in the journal."""
