@@ -629,7 +629,7 @@ class _Strict:
         self.sealed_cost = ctx.sealed_cost
         rewritable = ctx.pad.rewritable
         self.first_fit = _FirstFit(rewritable, ctx.costs)
-        self.protected = {e.index for e in rewritable if e.kind in PROTECTED_KINDS}
+        self.protected = {e.index for e in rewritable if e.protected}
         # every entry a pass may drop has an id: a record of ranges then names each by its id,
         # word for word the record of names, and its passes are those of the names
         self.ranges_are_names = None not in map(attrgetter("id"), rewritable)
