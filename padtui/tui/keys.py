@@ -72,8 +72,12 @@ class KeysFooter(Footer):
     _shown: tuple[Any, ...] | None = None
 
     def _showing(self) -> tuple[Any, ...]:
-        """What a compose would show now (what ``Footer.compose`` reads)."""
+        """What a compose would show now (what ``Footer.compose`` reads: the bindings shown,
+        and the command palette's, found by its key)."""
         app = self.app
+        active = self.screen.active_bindings
+        shown = [entry for entry in active.values() if entry[1].show]
+        palette = active.get(app.COMMAND_PALETTE_BINDING)
         keys = tuple(
             (
                 binding.key,
@@ -84,8 +88,7 @@ class KeysFooter(Footer):
                 enabled,
                 tooltip,
             )
-            for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
-            if binding.show or binding.action == "app.command_palette"
+            for _node, binding, enabled, tooltip in (*shown, *([palette] if palette else []))
         )
         return (keys, self.compact, self.show_command_palette, app.ENABLE_COMMAND_PALETTE)
 
