@@ -411,11 +411,14 @@ class EntryPane(PagedList):
             index[old[i]] = i
         cache = self._line_cache
         laid = len(cache.heights)
-        if n_old == n_new and laid == n_old:
-            self._relayout(a, b_new)
+        if n_old == n_new:
+            # (the run's rows laid out so far measured again; those not yet laid out are
+            # measured by the layout under way, from the new options)
+            if a < laid:
+                self._relayout(a, min(b_new, laid))
         else:
             # the options from the run on are laid out again (those after it have new
-            # indices; or they were not laid out yet)
+            # indices)
             if a < laid:
                 del cache.lines[cache.index_to_line[a] :]
                 for i in range(a, laid):
@@ -435,20 +438,25 @@ class EntryPane(PagedList):
         the first rows of a pad of 20,000 entries are drawn while the rest are measured.
         (``OptionList`` lays them all out at once.)
 
-        It is asked again for each line drawn: when every option is laid out and the lines
-        are those it last sized the pane for, it returns at once. (A resize empties the map
-        of lines.)"""
+        It is asked again for each line drawn: when the lines are those it last sized the
+        pane for, and every option is laid out or the next step waits for its turn, it
+        returns at once. (A resize empties the map of lines.)"""
         cache = self._line_cache
         options = self._options
         lines = cache.lines
-        if lines and lines[-1][0] + 1 == len(options) and self._sized == (len(lines), len(options)):
-            return
+        if (
+            lines
+            and self._sized == (len(lines), len(options))
+            and (self._laying_out or lines[-1][0] + 1 == len(options))
+        ):
+            return  # (all laid out, or the next step waits for its turn: sized for these)
         if not self.scrollable_content_region:
             return
         start = cache.lines[-1][0] + 1 if cache.lines else 0
         # (one step a turn: the next waits for its turn, however often the lines are read)
         end = start if self._laying_out else min(len(options), start + LAYOUT_STEP)
         width = self._measure_width() if end > start else 0
+        first_new = len(cache.lines)
         for index in range(start, end):
             cache.index_to_line[index] = len(cache.lines)
             height = self._measure(options[index], width)
@@ -463,14 +471,16 @@ class EntryPane(PagedList):
             # (the reactive would lay the whole screen out again: the pane's size is the
             # same, only what scrolls in it is not; a scroll bar shown or hidden still is)
             self.set_reactive(PagedList.virtual_size, size)
-            self._scroll_update(size)
-            self.refresh()
+            self._scroll_update(size)  # (the scroll bar drawn again)
+            # the lines in view drawn again only if some are new: a step that lays out rows
+            # below the view (most steps of a large pad's) changes only the scroll bar
+            if first_new < self.scroll_offset.y + self.scrollable_content_region.height:
+                self.refresh()
         self._sized = (len(cache.lines), len(options))
 
     def _lay_out_more(self) -> None:
         self._laying_out = False
         self._update_lines()
-        self.refresh()
 
     @property
     def laid_out(self) -> int:
@@ -493,8 +503,9 @@ class EntryPane(PagedList):
         return visual.get_height(rules, at) + option._divider
 
     def _relayout(self, a: int, b: int) -> None:
-        """Measure the options ``a`` to ``b`` (swapped in place of as many) into the map of
-        lines, moving the lines of those after them if their height changed."""
+        """Measure the options ``a`` to ``b`` (swapped in place of as many, and laid out
+        before) into the map of lines, moving the lines of those laid out after them if
+        their height changed."""
         cache = self._line_cache
         start = cache.index_to_line[a]
         before = sum(cache.heights[i] for i in range(a, b))
@@ -509,7 +520,7 @@ class EntryPane(PagedList):
         moved = len(lines) - before
         if moved:
             to_line = cache.index_to_line
-            for i in range(b, len(self._options)):
+            for i in range(b, len(cache.heights)):
                 to_line[i] += moved
 
     def _get_option_render(self, option: Option, style: Style) -> list[Strip]:

@@ -115,6 +115,75 @@ async def test_a_long_pane_is_laid_out_a_step_at_a_time(
         assert pane.virtual_size.height == len(pane._line_cache.lines)
 
 
+async def test_a_step_that_lays_out_rows_below_the_view_draws_only_the_scroll_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The steps of a long pane's layout that only add rows below what it shows leave its
+    lines as drawn (a large pad's layout was a frame of the whole pane a step); the scroll
+    bar follows each step, and a step that reaches the view draws it."""
+    monkeypatch.setattr(widgets, "LAYOUT_STEP", 10)
+    pad, _entries = pad_of_notes(tmp_path, 60)
+    async with inspector(pad, size=(100, 30)) as h:
+        pane = h.pane("rewritable")
+        await h.until(lambda: pane.laid_out == 60, "the rows laid out")
+        drawn: list[int] = []
+        refresh = pane.refresh
+
+        def counted(*regions: object, **kwargs: object) -> object:
+            drawn.append(pane.laid_out)
+            return refresh(*regions, **kwargs)  # type: ignore[arg-type]
+
+        pane.refresh = counted  # type: ignore[method-assign,assignment]
+        heights: list[int] = []
+        pane.show(list(reversed(pane.rows)))  # (laid out again, a step at a time)
+        assert pane.laid_out == 10
+        view = pane.scrollable_content_region.height
+        assert len(pane._line_cache.lines) > view  # (the first step fills the view)
+        drawn.clear()
+        while pane.laid_out < 60:
+            laid = pane.laid_out
+            await h.until(lambda laid=laid: pane.laid_out > laid, "the next step")  # type: ignore[misc]
+            heights.append(pane.vertical_scrollbar.window_virtual_size)
+        assert drawn == []  # (no step redrew the pane's lines)
+        assert heights[-1] == len(pane._line_cache.lines) == pane.virtual_size.height
+        assert heights == sorted(heights) and len(set(heights)) > 1
+        # steps whose rows do not fill the view: the next step's rows are in view, drawn
+        monkeypatch.setattr(widgets, "LAYOUT_STEP", 2)
+        pane.show(list(reversed(pane.rows)))
+        assert pane.laid_out == 2 and len(pane._line_cache.lines) < view
+        drawn.clear()
+        await h.until(lambda: pane.laid_out > 2, "the second step")
+        assert 4 in drawn
+        pane.refresh = refresh  # type: ignore[method-assign]
+
+
+async def test_rows_swapped_while_the_pane_is_laid_out_keep_the_steps_laid_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A version that comes while a long pane is still being laid out (a large pad just
+    opened) measures again only its own rows laid out so far: the steps already taken are
+    kept, and the layout goes on to the same map of lines."""
+    monkeypatch.setattr(widgets, "LAYOUT_STEP", 10)
+    pad, _entries = pad_of_notes(tmp_path, 60)
+    async with inspector(pad) as h:
+        pane = h.pane("rewritable")
+        await h.until(lambda: pane.laid_out == 60, "the rows laid out")
+        rows = list(reversed(pane.rows))
+        pane.show(rows)  # (every row in a new place: laid out again, a step at a time)
+        assert pane.laid_out == 10
+        rows[3], rows[4] = rows[4], rows[3]  # rows laid out
+        rows[40], rows[41] = rows[41], rows[40]  # and rows not laid out yet
+        pane.show(rows)
+        assert pane.swapped == 39  # (the run from the first to the last)
+        assert pane.laid_out == 10  # (was: laid out again from the first row swapped)
+        assert [o for o in pane.options] == [pane._by_entry[id(r.entry)][1] for r in rows]
+        await h.until(lambda: pane.laid_out == 60, "the rest laid out")
+        assert pane._line_cache.lines == lines_as_laid_out_afresh(pane)
+        assert pane.virtual_size.height == len(pane._line_cache.lines)
+        await h.pilot.pause()
+        assert [r.entry.label for r in pane.rows] == [r.entry.label for r in rows]
+
+
 async def test_a_large_pad_shows_its_first_rows_then_all_of_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
