@@ -3,9 +3,11 @@
 The inspector (``PadApp``, headless under ``App.run_test``, not journaling) opens pads of
 ``bench/padgen.py`` of several sizes, each open in a new process (whose caches are empty, as
 a new ``padtui PATH``'s are), timed in it from the app's making: the time until the first
-frame (which says "reading PAD") and until the first version is on screen (its tokens
-counted, its claims, the audit's totals, the panes laid out). Python's start and the imports
-are not in it (see BENCHMARKS.md). Three ways, alternated in each round:
+frame (which says "reading PAD"), until the first version is on screen (its tokens
+counted, its claims, the audit's totals, the first rows of the panes laid out), and until
+every entry's row is in the panes and laid out (a step at a time, see ``EntryPane``).
+Python's start and the imports are not in it (see BENCHMARKS.md). Three ways, alternated
+in each round:
 
 - ``no-cache``: ``--no-cache``, the encoding loaded before the app starts (as padtui did);
 - ``cold``: the pad's count cache empty (a first open: every text counted, then kept);
@@ -39,6 +41,7 @@ MODES = ("no-cache", "cold", "warm")
 async def open_once(path: str, mode: str) -> dict[str, object]:
     from padtui.core import tokens
     from padtui.tui.app import make_app
+    from padtui.tui.widgets import EntryPane
 
     if mode == "no-cache":
         tokens.counter_for()  # the encoding, loaded before the app starts (as padtui did)
@@ -64,7 +67,19 @@ async def open_once(path: str, mode: str) -> dict[str, object]:
     async with app.run_test(size=(160, 45)):
         await asyncio.wait_for(drawn.wait(), 120)
         loaded = app.inspection.counter.loaded
-    return {"frame": first_frame[0] - start, "shown": shown[0] - start, "loaded": loaded}
+        # every entry's row in the panes (a large pad's are first shown in part) and laid
+        # out (measured: the scroll bars whole), looked at each turn of the event loop
+        panes = list(app.inspector.query(EntryPane))
+        entries = len(app.inspection.current.pad.entries)
+        while sum(p.laid_out for p in panes) < entries:
+            await asyncio.sleep(0)
+        laid = time.perf_counter()
+    return {
+        "frame": first_frame[0] - start,
+        "shown": shown[0] - start,
+        "laid": laid - start,
+        "loaded": loaded,
+    }
 
 
 def one(path: str, mode: str, cache: str) -> dict[str, object]:
@@ -110,12 +125,14 @@ def main() -> None:
             for mode, got in runs.items():
                 frame = statistics.median(float(str(g["frame"])) for g in got) * 1000
                 shown = sorted(float(str(g["shown"])) * 1000 for g in got)
+                laid = sorted(float(str(g["laid"])) * 1000 for g in got)
                 loaded = sum(bool(g["loaded"]) for g in got)
                 print(
                     f"{n:>9} tokens ({size / 2**20:.1f} MiB), {mode:>8}: first frame {frame:.0f} "
                     f"ms, first version on screen {statistics.median(shown):.0f} ms (median of "
-                    f"{len(got)}, {shown[0]:.0f}-{shown[-1]:.0f}); encoder loaded in {loaded} "
-                    f"of {len(got)}",
+                    f"{len(got)}, {shown[0]:.0f}-{shown[-1]:.0f}), every row laid out "
+                    f"{statistics.median(laid):.0f} ms ({laid[0]:.0f}-{laid[-1]:.0f}); encoder "
+                    f"loaded in {loaded} of {len(got)}",
                     flush=True,
                 )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
