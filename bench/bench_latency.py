@@ -4,7 +4,9 @@
 The inspector runs headless (``App.run_test``) on a pad of about 4k tokens and one of about
 200k (``bench/padgen.py``), watching its folder as it does in a terminal, journaling every
 version (into a temporary state folder). The benchmark rewrites one entry per version, as an
-agent would: a temporary file renamed over the pad, or the pad rewritten in place. Each
+agent would: a temporary file renamed over the pad, or the pad rewritten in place; any
+rewritable entry at random (the pane then scrolls somewhere new each time), or with
+``--near-end N`` one of the last N, as an agent working on its latest notes does. Each
 latency runs from just before the write starts to the moment the frame holding the new
 version has been composited and turned into the bytes a terminal would be sent (a headless
 app skips that last step, so the benchmark does it). Figures: p50 / p95 / p99 / max in ms,
@@ -15,7 +17,7 @@ here), while the version's parse and examination (counts, audit) begin in a work
 what is left of the examination; taking the version in and drawing its widgets on the
 screen's thread; the frame. (The version is journaled after the frame that shows it.)
 
-Run: python bench/bench_latency.py [--writes N] [--sizes 4000,200000] [--profile]
+Run: python bench/bench_latency.py [--writes N] [--sizes 4000,200000] [--near-end N] [--profile]
 Targets: p95 < 100 ms at 4k tokens, < 300 ms at 200k.
 """
 
@@ -69,7 +71,9 @@ def pct(values: list[float], p: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-async def measure(path: str, tokens: int, modes: list[str], writes: int) -> list[Run]:
+async def measure(
+    path: str, tokens: int, modes: list[str], writes: int, near_end: int = 0
+) -> list[Run]:
     from padtui.tui.app import make_app
 
     app = make_app(path)
@@ -124,7 +128,7 @@ async def measure(path: str, tokens: int, modes: list[str], writes: int) -> list
             run = Run(tokens, mode)
             for _ in range(writes):
                 expected = app.inspection.current.number + 1
-                padgen.edit_one(entries, expected, rng)
+                padgen.edit_one(entries, expected, rng, near_end)
                 doc = {"budget_tokens": budget, "encoding": "cl100k_base", "entries": entries}
                 data = json.dumps(doc, indent=2).encode("utf-8")
                 shown.clear()
@@ -174,6 +178,13 @@ def main() -> int:
     parser.add_argument("--sizes", default="4000,200000", help="pad sizes in tokens")
     parser.add_argument("--modes", default="atomic,inplace")
     parser.add_argument("--profile", action="store_true", help="cProfile the run, top 25")
+    parser.add_argument(
+        "--near-end",
+        type=int,
+        default=0,
+        metavar="N",
+        help="edit one of the last N rewritable entries each time (default: any of them)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     modes = args.modes.split(",")
@@ -189,7 +200,7 @@ def main() -> int:
             profiler = cProfile.Profile() if args.profile else None
             if profiler is not None:
                 profiler.enable()
-            runs = asyncio.run(measure(path, tokens, modes, args.writes))
+            runs = asyncio.run(measure(path, tokens, modes, args.writes, args.near_end))
             if profiler is not None:
                 profiler.disable()
             for run in runs:

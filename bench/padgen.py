@@ -217,8 +217,12 @@ def make_pad(path: str, target_tokens: int, budget_share: float = 0.8, seed: int
     return write_pad(path, entries, max(1, int(target_tokens * budget_share)))
 
 
-def edit_one(entries: list[dict[str, Any]], version: int, rng: random.Random) -> None:
-    """Change one rewritable entry's text in place (a new version with one entry changed)."""
+def edit_one(
+    entries: list[dict[str, Any]], version: int, rng: random.Random, near_end: int = 0
+) -> None:
+    """Change one rewritable entry's text in place (a new version with one entry changed):
+    any of them, or (``near_end``) one of the last ``near_end``, as an agent that works on
+    its latest notes does."""
     candidates = [i for i, e in enumerate(entries) if not e.get("sealed")]
-    i = rng.choice(candidates)
+    i = rng.choice(candidates[-near_end:] if near_end else candidates)
     entries[i] = dict(entries[i], text=entries[i]["text"] + f" Revised in v{version}.")

@@ -28,6 +28,9 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.style import Style
 
+# lines of content a pane keeps framed (``PaneLines._framed``): a few screens' worth
+FRAMED_LINES = 2048
+
 
 class PaneLines(StylesCache):
     """A pane's styles cache, whose lines of content are each made as one strip.
@@ -38,11 +41,20 @@ class PaneLines(StylesCache):
     and colours, not on the line: here they are worked out once for them, and a line of
     content is its border, its padding and the option's line, the same segments. The
     border's own lines, and a pane styled in a way this does not know (an outline, a hatch,
-    a tint, transparency), are made the styles cache's way."""
+    a tint, transparency), are made the styles cache's way.
+
+    A line of content framed once is framed again as the very same strip, while the option's
+    line is the same strip and the edges are the same: what Textual does to a strip once it is
+    made (the line filters, the compositor's cuts, the terminal's escape codes) is kept on it,
+    so a line drawn again costs none of that. A new version redraws the whole pane, and an
+    agent that edits near where it last did leaves most of those lines as they were."""
 
     def __init__(self) -> None:
         super().__init__()
         self._edges: tuple[tuple[object, ...], _Edges | None] | None = None
+        # each framed line by its line of content, for the edges of ``_edges`` (the line of
+        # content is kept with it, so that its id is not reused while it is a key)
+        self._framed: dict[int, tuple[Strip, Strip]] = {}
 
     def render_line(
         self,
@@ -64,12 +76,18 @@ class PaneLines(StylesCache):
             _Look(styles, size, content_size, padding, base_background, background, opacity)
         )
         if edges is not None and edges.top <= y < edges.bottom:
-            line = render_content_line(y - edges.top).adjust_cell_length(
-                edges.content_width, edges.inner
-            )
-            return Strip(
+            content = render_content_line(y - edges.top)
+            framed = self._framed.get(id(content))
+            if framed is not None and framed[0] is content:
+                return framed[1]
+            line = content.adjust_cell_length(edges.content_width, edges.inner)
+            strip = Strip(
                 [edges.left, *edges.pad_left, *line, *edges.pad_right, edges.right], size.width
             )
+            if len(self._framed) >= FRAMED_LINES:
+                self._framed.clear()
+            self._framed[id(content)] = (content, strip)
+            return strip
         return super().render_line(
             styles,
             y,
@@ -95,6 +113,7 @@ class PaneLines(StylesCache):
             return self._edges[1]
         edges = _Edges.of(look)
         self._edges = (key, edges)
+        self._framed.clear()  # (framed with the edges before)
         return edges
 
 

@@ -348,6 +348,46 @@ async def test_a_pane_s_lines_are_the_lines_the_styles_cache_makes(
                 assert [s.cell_length for s in made] == [s.cell_length for s in expected]
 
 
+async def test_a_line_drawn_again_is_the_strip_drawn_before_until_the_pane_s_edges_change(
+    tmp_path: Path,
+) -> None:
+    """A pane drawn again after a new version (which redraws it whole) gives each line that
+    is as it was as the very strip it gave before, so that what Textual keeps on a strip (the
+    line filters, the cuts, the terminal's codes) is not done again; the changed row's lines
+    are new, and a change of the pane's edges (its border's colour) frames every line anew."""
+    pad, entries = pad_of_notes(tmp_path, 40)
+    async with inspector(pad, size=(100, 30)) as h:
+        pane = h.pane("rewritable")
+        pane.focus()
+        await h.pilot.pause()
+        crop = pane.outer_size.region
+
+        def content(lines: list[object]) -> list[object]:
+            return lines[1:-1]  # (the border's own lines are Textual's)
+
+        before = content(pane.render_lines(crop))  # type: ignore[arg-type]
+        entries[3] = {**entries[3], "text": "note 3: the cache moved to /var/cache/c3"}
+        await new_version(h, pad, entries)
+        assert pane.highlighted == 3
+        after = content(pane.render_lines(crop))  # type: ignore[arg-type]
+        assert len(after) == len(before)
+        same = [a is b for a, b in zip(after, before, strict=True)]
+        changed = {i for i, s in enumerate(same) if not s}
+        assert changed and len(changed) < len(same) // 2  # (the rows of note 3 and the cursor)
+        assert any("/var/cache/c3" in line.text for line in after)  # type: ignore[attr-defined]
+        h.pane("sealed").focus()  # the rewritable pane's border changes colour
+        await h.pilot.pause()
+        recoloured = content(pane.render_lines(crop))  # type: ignore[arg-type]
+        assert not any(a is b for a, b in zip(recoloured, after, strict=True))
+        pane._styles_cache = StylesCache()
+        try:
+            pane.refresh()
+            expected = content(pane.render_lines(crop))  # type: ignore[arg-type]
+        finally:
+            pane._styles_cache = drawing.PaneLines()
+        assert recoloured == expected
+
+
 async def test_the_garbage_collector_is_held_off_only_until_the_frame_is_drawn(
     tmp_path: Path,
 ) -> None:
