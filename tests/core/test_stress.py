@@ -43,7 +43,8 @@ from padtui.core.formats import render, to_bytes
 from padtui.core.journal import Journal
 from padtui.core.model import make_entry
 
-WRITES = 300
+WRITES = 300  # the writer's least; it goes on until the committer has had a real fight
+MOST_WRITES = 20 * WRITES
 MAX_ATTEMPTS = 3000  # the committer's bound
 DEADLINE = 120.0  # seconds: a bound, not a wait
 
@@ -104,12 +105,18 @@ def read_whole(path: str) -> bytes:
     raise AssertionError("the pad stayed torn")
 
 
-def run_writer(path: str, log: str, cooperate: bool, seed: int) -> None:  # pragma: no cover
+def run_writer(
+    path: str, log: str, cooperate: bool, seed: int, enough: int
+) -> None:  # pragma: no cover
     rng = random.Random(seed)
     tmp = path + ".writer-tmp"
     out = []
     size = len(Path(path).read_bytes())
-    for i in range(1, WRITES + 1):
+    for i in range(1, MOST_WRITES + 1):
+        # on a loaded machine the committer may get few turns in WRITES versions: the writer
+        # goes on until the committer says the fight has been fought
+        if i > WRITES and select.select([enough], [], [], 0)[0]:
+            break
         if rng.random() < 0.4:  # else the same size as the version before
             size = rng.randint(90, 9000)
         data = writer_version(i, size)
@@ -219,8 +226,9 @@ def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatc
     Path(path).write_bytes(writer_version(0, 400))
     wlog, rlog = str(tmp_path / "writer.json"), str(tmp_path / "reader.json")
     stop_r, stop_w = os.pipe()
+    enough_r, enough_w = os.pipe()
     reader = fork(run_reader, path, rlog, stop_r)
-    writer = fork(run_writer, path, wlog, cooperate, 7 if cooperate else 11)
+    writer = fork(run_writer, path, wlog, cooperate, 7 if cooperate else 11, enough_r)
 
     only_hash = []  # refusals where size, mtime, inode and device all matched
     real_matches = store.Stamp.matches
@@ -234,6 +242,7 @@ def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatc
     monkeypatch.setattr(store.Stamp, "matches", matches)
     commits: dict[str, dict] = {}  # Cj -> what it was made from, and whether acknowledged
     conflicts = 0
+    fought = False  # whether the writer has been told it may stop
     status = -1
     deadline = time.monotonic() + DEADLINE
     rng = random.Random(3)
@@ -266,10 +275,15 @@ def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatc
             commits[f"C{j}"]["acked"] = True
             commits[f"C{j}"]["sha"] = after.stamp.sha256
             commits[f"C{j}"]["data"] = after.data
+            if not fought and conflicts >= 5 and sum(c["acked"] for c in commits.values()) >= 10:
+                fought = True
+                os.write(enough_w, b"x")
             if rng.random() < 0.3:
                 time.sleep(rng.uniform(0.001, 0.004))
     finally:
         if writer:
+            if not fought:
+                os.write(enough_w, b"x")
             _, status = os.waitpid(writer, 0)
         os.write(stop_w, b"x")
         _, rstatus = os.waitpid(reader, 0)
@@ -277,7 +291,7 @@ def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatc
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the writer failed"
 
     writes = json.loads(Path(wlog).read_text())
-    assert len(writes) == WRITES
+    assert WRITES <= len(writes) <= MOST_WRITES
 
     def origin(who: str) -> str:
         """Follow 'made from' links back to the writer version a commit chain grew from."""
@@ -302,7 +316,7 @@ def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatc
             "a commit replaced a version it did not plan from"
         )
     final = read_whole(path)
-    assert origin(token(final)[0]) == f"W{WRITES}"
+    assert origin(token(final)[0]) == f"W{len(writes)}"
 
     # what the reader saw: whole versions, or a version the writer was writing in place
     whole = {sha(writer_version(0, 400)): writer_version(0, 400)}
