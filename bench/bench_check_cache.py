@@ -98,7 +98,8 @@ def steps(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, fl
 # and each thread's CPU time encoding. A cold check's wall time is then about
 #   before + (encoding + own work) / 2 + after
 # on two free cores: the asking thread's own work runs beside the encoder, and what is left
-# of the encoding when it joins is shared by the two.
+# of the encoding when it joins is shared by the two. The same is timed of `padtui check
+# --no-cache` in the same rounds: the difference is what a first run's count cache costs.
 TIMELINE = r"""
 import contextlib, io, json, sys, threading, time
 t0 = time.perf_counter()
@@ -114,7 +115,7 @@ def timed(self):
 tokens._Chunks._work = timed
 from padtui.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
-    main(["check", sys.argv[1]])
+    main(["check", *sys.argv[1:]])
 end = (time.perf_counter() - t0) * 1000
 if "padtui-encoder" not in seen:  # (too few texts for a thread: counted where asked)
     print(json.dumps({"in all (no encoder thread)": end}))
@@ -132,21 +133,26 @@ print(json.dumps({
 """
 
 
-def timeline(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, float]:
+def timeline(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, dict[str, float]]:
     """The median of each part of a cold check (ms, see TIMELINE) over ``runs`` fresh
-    processes, each with an empty count cache folder."""
+    processes, each with an empty count cache folder; and of a check with ``--no-cache``,
+    in the same rounds (each round runs the two in turn, the first in turn first), to show
+    what a first run's count cache costs."""
     import subprocess
 
-    got: dict[str, list[float]] = {}
-    for _ in range(runs):
-        with tempfile.TemporaryDirectory(prefix="padtui-timeline-") as cache:
-            here = dict(env, XDG_CACHE_HOME=cache)
-            out = subprocess.run(
-                [py, "-c", TIMELINE, pad], capture_output=True, text=True, env=here, check=True
-            )
-        for name, ms in json.loads(out.stdout).items():
-            got.setdefault(name, []).append(ms)
-    return {name: statistics.median(v) for name, v in got.items()}
+    got: dict[str, dict[str, list[float]]] = {"cold": {}, "no-cache": {}}
+    for i in range(runs):
+        for how in ("cold", "no-cache") if i % 2 == 0 else ("no-cache", "cold"):
+            args = [pad] if how == "cold" else [pad, "--no-cache"]
+            with tempfile.TemporaryDirectory(prefix="padtui-timeline-") as cache:
+                here = dict(env, XDG_CACHE_HOME=cache)
+                command = [py, "-c", TIMELINE, *args]
+                out = subprocess.run(command, capture_output=True, text=True, env=here, check=True)
+            for name, ms in json.loads(out.stdout).items():
+                got[how].setdefault(name, []).append(ms)
+    return {
+        how: {name: statistics.median(v) for name, v in parts.items()} for how, parts in got.items()
+    }
 
 
 def changed_copy(pad: str, out: str, share: float = 0.01, seed: int = 11) -> int:
@@ -330,13 +336,14 @@ def main() -> None:
             if args.timeline:
                 parts = timeline(py, pad, env)
                 results.append({"tokens_target": tokens, "timeline_ms": parts})
-                print(
-                    f"{tokens:>9} tokens, a cold check's timeline (ms, median of 3 fresh "
-                    "processes): "
-                    + ", ".join(f"{n} {ms:.0f}" for n, ms in parts.items())
-                    + f"; load {load()}",
-                    flush=True,
-                )
+                for how, got in parts.items():
+                    print(
+                        f"{tokens:>9} tokens, a {how} check's timeline (ms, median of 3 fresh "
+                        "processes): "
+                        + ", ".join(f"{n} {ms:.0f}" for n, ms in got.items())
+                        + f"; load {load()}",
+                        flush=True,
+                    )
             check = [*padtui_command(py), "check", pad]
             for situation in args.situations:
                 if situation == "cold":
