@@ -247,6 +247,7 @@ def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatc
     conflicts = 0
     fought = False  # whether the writer has been told it may stop
     replaced = 0  # acknowledged commits the writer has written over, as far as seen here
+    acked_so_far = 0
     just_acked = False
     status = -1
     deadline = time.monotonic() + DEADLINE
@@ -284,8 +285,8 @@ def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatc
             commits[f"C{j}"]["sha"] = after.stamp.sha256
             commits[f"C{j}"]["data"] = after.data
             just_acked = True
-            acked = sum(c["acked"] for c in commits.values())
-            if not fought and conflicts >= 5 and acked >= 10 and replaced >= 5:
+            acked_so_far += 1
+            if not fought and conflicts >= 5 and acked_so_far >= 10 and replaced >= 5:
                 fought = True
                 os.write(enough_w, b"x")
             if rng.random() < 0.3:
@@ -297,6 +298,8 @@ def test_a_hostile_writer_never_loses_a_version_to_a_commit(tmp_path, monkeypatc
             _, status = os.waitpid(writer, 0)
         os.write(stop_w, b"x")
         _, rstatus = os.waitpid(reader, 0)
+        for fd in (stop_r, stop_w, enough_r, enough_w):
+            os.close(fd)
     assert os.WIFEXITED(rstatus) and os.WEXITSTATUS(rstatus) == 0
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the writer failed"
 
