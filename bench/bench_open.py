@@ -72,8 +72,12 @@ async def open_once(path: str, mode: str) -> dict[str, object]:
         # every turn of the event loop would keep it busy, and slow what it times)
         panes = list(app.inspector.query(EntryPane))
         entries = len(app.inspection.current.pad.entries)
-        while sum(p.laid_out for p in panes) < entries:
-            await asyncio.sleep(0.001)
+
+        async def all_laid_out() -> None:
+            while sum(p.laid_out for p in panes) < entries:
+                await asyncio.sleep(0.001)
+
+        await asyncio.wait_for(all_laid_out(), 120)
         laid = time.perf_counter()
     return {
         "frame": first_frame[0] - start,
