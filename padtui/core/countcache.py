@@ -322,15 +322,21 @@ class CountCache:
         """Remember counts of texts (None: not known; a known count is never forgotten).
         Counts the file holds already are not new (a re-run that learns nothing else does
         not write it)."""
-        rows = list(zip(texts, tokens, claims, strict=True))  # (read before the lock is held)
+        texts, tokens, claims = list(texts), list(tokens), list(claims)  # (before the lock)
+        if not len(texts) == len(tokens) == len(claims):
+            raise ValueError("put: as many texts as counts of each kind are needed")
         with self._lock:
             if self._old:
-                rows = [row for row in rows if self._new_to_file(*row)]
-            if not rows:  # (a put that learns nothing leaves the file as it was)
+                rows = zip(texts, tokens, claims, strict=True)
+                new = [i for i, row in enumerate(rows) if self._new_to_file(*row)]
+                if len(new) < len(texts):
+                    texts = [texts[i] for i in new]
+                    tokens = [tokens[i] for i in new]
+                    claims = [claims[i] for i in new]
+            if not texts:  # (a put that learns nothing leaves the file as it was)
                 return
-            texts = [row[0] for row in rows]
-            _learn(self._new_tokens, texts, [row[1] for row in rows])
-            _learn(self._new_claims, texts, [row[2] for row in rows])
+            _learn(self._new_tokens, texts, tokens)
+            _learn(self._new_claims, texts, claims)
             self._puts += 1
 
     def _new_to_file(self, text: str, n: int | None, c: int | None) -> bool:
@@ -395,9 +401,13 @@ class CountCache:
 
     def _encode(self) -> bytes:
         digits = bool(self.digits)
-        keyed = dict(self._keyed) if self._keyed_digits == digits else {}
+        if self._keyed_digits != digits:
+            self._keyed, self._keyed_digits = {}, digits
+        keyed = self._keyed  # (the keys hashed here are kept too: a later save needs them)
         new_tokens, new_claims = self._new_tokens, self._new_claims
-        if new_tokens.keys() == new_claims.keys():  # (a cold run's: every text's both)
+        # (a first run's: every text whose claims were counted had its tokens counted too;
+        # a loss record's pieces, their tokens alone)
+        if new_claims.keys() <= new_tokens.keys():
             texts = list(new_tokens)
         else:
             texts = list(dict.fromkeys(chain(new_tokens, new_claims)))
@@ -406,12 +416,54 @@ class CountCache:
             for i, text in enumerate(texts):
                 if keys[i] is None:
                     keys[i] = keyed[text] = self.key(text, digits)
-        learnt = zip(
-            map(new_tokens.get, texts, repeat(UNKNOWN)),
-            map(new_claims.get, texts, repeat(UNKNOWN)),
-            strict=True,
+        learnt_tokens = list(map(new_tokens.get, texts, repeat(UNKNOWN)))
+        learnt_claims = list(map(new_claims.get, texts, repeat(UNKNOWN)))
+        asked = self._order_keys(keyed, digits)
+        old = self._old
+        if not (self._hit or old) and len(set(keys)) == len(keys) <= LIMIT:
+            # a first run's (no counts of an earlier one, each text its own key): the rows
+            # as learnt, in columns
+            row_keys = cast(list[bytes], keys)
+            tokens, claims = array("I", learnt_tokens), array("I", learnt_claims)
+        else:
+            rows = self._rows(cast(list[bytes], keys), learnt_tokens, learnt_claims, asked)
+            row_keys = list(rows)
+            counts = list(zip(*rows.values(), strict=True)) or [(), ()]
+            tokens, claims = array("I", counts[0]), array("I", counts[1])
+        order = b""
+        if self._asked is not None and asked is not None:
+            now = self._asked[3] or text_runs(self._asked[0])
+            order = _order_bytes(now, asked, row_keys)
+        kept = self.rules.kept()
+        none_keys = [k for k, found in kept.items() if not found]
+        some = [[k.hex(), found] for k, found in kept.items() if found]
+        found_json = json.dumps(some, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        rules_order = b""
+        if len(found_json) > _MAX_RULES:  # (those entries' rules are found again next time)
+            found_json = b"[]"
+        elif self.rules.order is not None:
+            table = [*none_keys, *(k for k, found in kept.items() if found)]
+            rules_order = _order_bytes(*self.rules.order, table)
+        meta = dict(self._meta, digits=digits, n=len(row_keys), order=sys.byteorder)
+        meta.update(rules_none=len(none_keys), rules_json=len(found_json))
+        meta.update(asked=len(order), rules_asked=len(rules_order))
+        head = _MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n"
+        body = b"".join(
+            [head, *row_keys, tokens.tobytes(), claims.tobytes(), *none_keys, found_json]
         )
-        new = zip(cast(list[bytes], keys), learnt, strict=True)
+        body += order + rules_order
+        return body + hashlib.blake2b(body, digest_size=_SUM).digest()
+
+    def _rows(
+        self,
+        keys: list[bytes],
+        learnt_tokens: list[int],
+        learnt_claims: list[int],
+        asked: list[bytes] | None,
+    ) -> dict[bytes, tuple[int, int]]:
+        """The file's rows, by key: what an earlier run's file held merged with what this
+        run learnt (a text's count learnt now over one it held), up to the limit."""
+        new = zip(keys, zip(learnt_tokens, learnt_claims, strict=True), strict=True)
         rows: dict[bytes, tuple[int, int]]
         if not (self._hit or self._old):  # (no counts of an earlier run: each as learnt)
             rows = dict(new)
@@ -423,44 +475,21 @@ class CountCache:
                     n = before[0] if n == UNKNOWN else n
                     c = before[1] if c == UNKNOWN else c
                 rows[k] = (n, c)
-        asked = self._order_keys(keyed, digits)
         if len(rows) + len(self._old) <= LIMIT:  # (all kept: the file's, then this run's)
-            rows = {**self._old, **rows}
-        else:  # this run's first, then those it found, those it asked for, the others
-            for k, row in self._hit.items():
-                rows.setdefault(k, row)
-            for k in asked or ():
-                if k in self._old:
-                    rows.setdefault(k, self._old[k])
-            for k, row in self._old.items():
-                if len(rows) >= LIMIT:
-                    break
-                rows.setdefault(k, row)
-            if len(rows) > LIMIT:
-                rows = dict(list(rows.items())[:LIMIT])
-        counts = list(zip(*rows.values(), strict=True)) or [(), ()]
-        tokens, claims = array("I", counts[0]), array("I", counts[1])
-        order = b""
-        if self._asked is not None and asked is not None:
-            now = self._asked[3] or text_runs(self._asked[0])
-            order = _order_bytes(now, asked, rows)
-        kept = self.rules.kept()
-        none_keys = [k for k, found in kept.items() if not found]
-        some = [[k.hex(), found] for k, found in kept.items() if found]
-        found_json = json.dumps(some, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        rules_order = b""
-        if len(found_json) > _MAX_RULES:  # (those entries' rules are found again next time)
-            found_json = b"[]"
-        elif self.rules.order is not None:
-            table = dict.fromkeys([*none_keys, *(k for k, found in kept.items() if found)])
-            rules_order = _order_bytes(*self.rules.order, table)
-        meta = dict(self._meta, digits=digits, n=len(rows), order=sys.byteorder)
-        meta.update(rules_none=len(none_keys), rules_json=len(found_json))
-        meta.update(asked=len(order), rules_asked=len(rules_order))
-        head = _MAGIC + json.dumps(meta, sort_keys=True).encode() + b"\n"
-        body = b"".join([head, *rows, tokens.tobytes(), claims.tobytes(), *none_keys, found_json])
-        body += order + rules_order
-        return body + hashlib.blake2b(body, digest_size=_SUM).digest()
+            return {**self._old, **rows}
+        # this run's first, then those it found, those it asked for, the others
+        for k, row in self._hit.items():
+            rows.setdefault(k, row)
+        for k in asked or ():
+            if k in self._old:
+                rows.setdefault(k, self._old[k])
+        for k, row in self._old.items():
+            if len(rows) >= LIMIT:
+                break
+            rows.setdefault(k, row)
+        if len(rows) > LIMIT:
+            rows = dict(list(rows.items())[:LIMIT])
+        return rows
 
     def _order_keys(self, keyed: dict[str, bytes], digits: bool) -> list[bytes] | None:
         """The key of each text of this run's largest lookup (None: there was none, or
@@ -674,13 +703,17 @@ def text_runs(texts: Sequence[str]) -> Runs:
     return runs.of(b"texts", list(map(len, texts)), runs.texts_digest(texts))
 
 
-def _order_bytes(order: Runs, keys: Sequence[bytes], table: dict[bytes, Any]) -> bytes:
+def _order_bytes(order: Runs, keys: Sequence[bytes], rows: Sequence[bytes]) -> bytes:
     """An order as the file keeps it: how many long and short runs, where each ends, each
-    one's hash, then the row of each key in ``table`` (the rows as written); nothing when
-    one is not among them."""
-    at = dict(zip(table, range(len(table)), strict=True))
-    rows = list(map(at.get, keys))
-    if not rows or None in rows or not order.valid(len(rows)):
+    one's hash, then the row of each key among ``rows`` (the rows' keys as written);
+    nothing when one is not among them."""
+    n = len(keys)
+    if n <= len(rows) and rows[:n] == keys:  # (a first run's: the rows in its order)
+        at: Sequence[int | None] = range(n)
+    else:
+        where = dict(zip(rows, range(len(rows)), strict=True))
+        at = list(map(where.get, keys))
+    if not at or None in at or not order.valid(len(at)):
         return b""
     counts = [len(order.ends), len(order.short_ends)]
     return b"".join(
@@ -688,7 +721,7 @@ def _order_bytes(order: Runs, keys: Sequence[bytes], table: dict[bytes, Any]) ->
             array("I", [*counts, *order.ends, *order.short_ends]).tobytes(),
             *order.digests,
             *order.short_digests,
-            array("I", cast(list[int], rows)).tobytes(),
+            array("I", cast(Sequence[int], at)).tobytes(),
         ]
     )
 
@@ -722,7 +755,7 @@ def _learn(learnt: dict[str, int], texts: list[str], counts: list[int | None]) -
     """Take in the known ``counts`` of ``texts`` (None: not known, nothing taken)."""
     if None not in counts:  # (most puts: in one call)
         learnt.update(zip(texts, cast(list[int], counts), strict=True))
-    else:
+    elif counts.count(None) < len(counts):  # (else none known: a put of the other kind)
         learnt.update((t, n) for t, n in zip(texts, counts, strict=True) if n is not None)
 
 
