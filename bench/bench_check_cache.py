@@ -2,6 +2,7 @@
 
 Run: python bench/bench_check_cache.py [--tokens 4000 200000 1000000] [--pairs 9]
      [--situations cold changed edited unchanged] [--also DIR] [--steps] [--timeline]
+     [--timeline-runs N]
 
 For each pad size (a synthetic pad from bench/padgen.py, as bench_check_vs_baseline.py makes
 it, both programs first checked to make the same decision) and each of four situations:
@@ -25,7 +26,8 @@ Python (``loop_ms``: a host's busy spells slow it, and the load average does not
 ``--also DIR`` runs a second padtui, another source tree (a git worktree of an earlier commit,
 say) on PYTHONPATH, in the same rounds, each padtui with its own count cache folder; the
 three programs then take turns in a rotated order. Reported besides: its median, its ratio to
-the baseline, and this tree's time over its time in each round (median and range).
+the baseline, and this tree's time over its time in each round (median and range). With
+``--timeline`` too, its cold check's timeline is taken in the same rounds as this tree's.
 """
 
 from __future__ import annotations
@@ -95,7 +97,8 @@ def steps(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, fl
 # --timeline: a cold `padtui check` of the pad, the command itself, in a fresh process with
 # the encoder's chunks timed: when the encoder thread starts and ends, when the thread that
 # asks for the counts joins it (its own work done: the claims, the rules, the cache's keys),
-# and each thread's CPU time encoding. A cold check's wall time is then about
+# and each thread's CPU time encoding (and, after it, the count cache's file built and written).
+# A cold check's wall time is then about
 #   before + (encoding + own work) / 2 + after
 # on two free cores: the asking thread's own work runs beside the encoder, and what is left
 # of the encoding when it joins is shared by the two. The same is timed of `padtui check
@@ -113,6 +116,15 @@ def timed(self):
     seen[name]["end"] = (time.perf_counter() - t0) * 1000
     seen[name]["cpu"] = (time.thread_time() - cpu) * 1000
 tokens._Chunks._work = timed
+import padtui.core.countcache as countcache
+save = countcache.CountCache.save
+def saved(self):
+    at = time.perf_counter()
+    try:
+        return save(self)
+    finally:
+        seen.setdefault("save", {})["ms"] = (time.perf_counter() - at) * 1000
+countcache.CountCache.save = saved
 from padtui.cli import main
 with contextlib.redirect_stdout(io.StringIO()):
     main(["check", *sys.argv[1:]])
@@ -126,6 +138,7 @@ print(json.dumps({
     "own work beside it": own["start"] - enc["start"],
     "the encoding (wall)": max(enc["end"], own["end"]) - enc["start"],
     "after it": end - max(enc["end"], own["end"]),
+    "of which the cache written": seen.get("save", {}).get("ms", 0.0),
     "encoder thread CPU": enc["cpu"],
     "asking thread's encoding CPU": own["cpu"],
     "in all": end,
@@ -133,20 +146,29 @@ print(json.dumps({
 """
 
 
-def timeline(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, dict[str, float]]:
+def timeline(
+    py: str, pad: str, env: dict[str, str], runs: int = 3, also: str | None = None
+) -> dict[str, dict[str, float]]:
     """The median of each part of a cold check (ms, see TIMELINE) over ``runs`` fresh
     processes, each with an empty count cache folder; and of a check with ``--no-cache``,
-    in the same rounds (each round runs the two in turn, the first in turn first), to show
-    what a first run's count cache costs."""
+    in the same rounds (each round runs them in turn, the first in turn first), to show
+    what a first run's count cache costs; and with ``also`` (another source tree), of its
+    cold check too."""
     import subprocess
 
-    got: dict[str, dict[str, list[float]]] = {"cold": {}, "no-cache": {}}
+    hows: list[tuple[str, dict[str, str], list[str]]] = [
+        ("cold", env, []),
+        ("no-cache", env, ["--no-cache"]),
+    ]
+    if also:
+        hows.append(("cold, the other tree's", dict(env, PYTHONPATH=also), []))
+    got: dict[str, dict[str, list[float]]] = {how: {} for how, _env, _args in hows}
     for i in range(runs):
-        for how in ("cold", "no-cache") if i % 2 == 0 else ("no-cache", "cold"):
-            args = [pad] if how == "cold" else [pad, "--no-cache"]
+        turn = i % len(hows)
+        for how, how_env, more in hows[turn:] + hows[:turn]:
             with tempfile.TemporaryDirectory(prefix="padtui-timeline-") as cache:
-                here = dict(env, XDG_CACHE_HOME=cache)
-                command = [py, "-c", TIMELINE, *args]
+                here = dict(how_env, XDG_CACHE_HOME=cache)
+                command = [py, "-c", TIMELINE, pad, *more]
                 out = subprocess.run(command, capture_output=True, text=True, env=here, check=True)
             for name, ms in json.loads(out.stdout).items():
                 got[how].setdefault(name, []).append(ms)
@@ -298,6 +320,9 @@ def main() -> None:
         help="also time a cold check's encoder and the work beside and after it (in process)",
     )
     ap.add_argument(
+        "--timeline-runs", type=int, default=3, help="fresh processes of each for --timeline"
+    )
+    ap.add_argument(
         "--also",
         metavar="DIR",
         help="also run the padtui of another source tree (e.g. a git worktree of an earlier "
@@ -305,13 +330,14 @@ def main() -> None:
     )
     args = ap.parse_args()
     json_path = args.json and os.path.abspath(args.json)  # (before the change of folder)
+    also = os.path.abspath(args.also) if args.also else None
     counts = (args.pairs, args.warmup)
     py, home, results = sys.executable, os.getcwd(), []
     with tempfile.TemporaryDirectory(prefix="padtui-bench-cache-") as tmp:
         env = child_env(tmp)
         sides = [Side("ours", env, tmp)]
         if args.also:
-            sides.append(Side("also", env, tmp, os.path.abspath(args.also)))
+            sides.append(Side("also", env, tmp, also))
         os.chdir(tmp)  # (not the repository's root, from which `-m padtui` would import)
         print(
             f"machine: {os.cpu_count()} cores; load average {load()} (1, 5, 15 min); "
@@ -334,12 +360,12 @@ def main() -> None:
                     flush=True,
                 )
             if args.timeline:
-                parts = timeline(py, pad, env)
+                parts = timeline(py, pad, env, args.timeline_runs, also)
                 results.append({"tokens_target": tokens, "timeline_ms": parts})
                 for how, got in parts.items():
                     print(
-                        f"{tokens:>9} tokens, a {how} check's timeline (ms, median of 3 fresh "
-                        "processes): "
+                        f"{tokens:>9} tokens, a {how} check's timeline (ms, median of "
+                        f"{args.timeline_runs} fresh processes): "
                         + ", ".join(f"{n} {ms:.0f}" for n, ms in got.items())
                         + f"; load {load()}",
                         flush=True,
