@@ -330,7 +330,12 @@ class Inspection:
 
     @property
     def counter(self) -> TokenCounter:
-        pad = self.current.pad if self.versions else None
+        """The counter of the version on screen (see :meth:`counter_of`)."""
+        return self.counter_of(self.current.pad if self.versions else None)
+
+    def counter_of(self, pad: Pad | None) -> TokenCounter:
+        """The counter of ``pad``'s tokens: the encoding asked for, else the one the pad
+        names, else cl100k_base. Raises EncodingUnavailable for one not here."""
         encoding = self.encoding or (pad.encoding if pad else None)
         if self.counters is not None:
             return self.counters.counter(encoding)
@@ -395,7 +400,7 @@ class Inspection:
         if previous is not None:
             snapshot = replace(snapshot, file=shared(previous, snapshot.file))
         pad = snapshot.file.pad
-        counter = self.counter
+        counter = self.counter_of(pad)  # (a first version's own encoding, not the default)
         counted = totals(pad, counter)
         result = None
         if previous is not None:

@@ -448,3 +448,27 @@ def test_texts_with_a_lone_surrogate_encoded_together_count_as_tiktoken_counts_t
     # (a JSON pad may escape one; tiktoken's encode() replaces it, its buffer would refuse it)
     texts = [f"note {i} \ud800 kept" if i % 3 else f"note {i}" for i in range(tokens._BATCH_MIN)]
     assert TokenCounter().count_many(texts) == [len(ENC.encode_ordinary(t)) for t in texts]
+
+
+def test_an_inspection_counts_a_first_version_in_the_encoding_its_pad_names(
+    tmp_path: Path, empty_cache: Path, no_network: list[Any]
+) -> None:
+    """A pad that names an encoding is counted in it from its first version, not in the
+    default and then in its own from the second on: one not here is that version's error."""
+    from padtui.core.inspection import Inspection
+    from padtui.core.watcher import read_once
+
+    pad = tmp_path / "pad.json"
+    entries = [{"kind": "note", "text": "hello world"}]
+    pad.write_text(json.dumps({"encoding": "o200k_base", "entries": entries}))
+    insp = Inspection(str(pad))
+    reading = read_once(insp.path)
+    assert reading.snapshot is not None
+    with pytest.raises(EncodingUnavailable, match="'o200k_base'"):
+        insp.examine(reading.snapshot)
+    assert insp.versions == []
+    pad.write_text(json.dumps({"encoding": "cl100k_base", "entries": entries}))
+    reading = read_once(insp.path)
+    assert reading.snapshot is not None
+    insp.observe(reading.snapshot)
+    assert insp.counter.encoding == "cl100k_base" and insp.current.tokens == 2
