@@ -346,7 +346,7 @@ class InspectorScreen(DrawsFirst):
         # worker finds them for
         self._at_risk: tuple[str, tuple[RuleAtRisk, ...]] | None = None
         self._at_risk_sought: str | None = None
-        self._at_risk_ahead: Pad | None = None  # the first version's, sought as it is read
+        self._at_risk_ahead: Pad | None = None  # the first version's, sought once it is drawn
         self._rules = AtRisk()  # (looks again only at the entries a new version changed)
         self._limits: tuple[str, list[letta.BlockLimit]] | None = None  # (by version digest)
         self._to_change = False  # a new version came: the rewritable pane moves to its change
@@ -393,6 +393,7 @@ class InspectorScreen(DrawsFirst):
         insp = self.inspection
         # (the watch's imports made meanwhile, not on this thread as it starts)
         loading = asyncio.ensure_future(asyncio.to_thread(load_watch)) if self.watching else None
+        file: PadFile | None = None
         try:
             problem = await asyncio.to_thread(open_journal, insp, self.journal, RECENT_VERSIONS)
             if problem is not None:
@@ -400,15 +401,19 @@ class InspectorScreen(DrawsFirst):
             reading = await read_settled(insp.path, fmt=self.pad_format)
             file = reading.snapshot.file if reading.snapshot is not None else None
             if file is not None and sum(not e.sealed for e in file.pad.entries) > RULES_AT_ONCE:
-                # (sought while it is examined, see find_unsealed_rules; fewer are found at
-                # once as it is drawn)
+                # (sought once the first version is drawn, see find_unsealed_rules; fewer
+                # are found at once as it is drawn)
                 self._at_risk_ahead = file.pad
-                self.find_unsealed_rules(file.data, file.pad, insp.rule_map, self._rule_memo)
             # on screen first; the journal's append (an fsync, a large pad's blobs) follows
             prepared = await asyncio.to_thread(prepare, insp, reading, False)
         except Exception as exc:  # (see failure)
             prepared = Prepared(reading=Reading("unreadable", detail=failure(insp.path, exc)))
         self.take_prepared(prepared)
+        ahead = self._at_risk_ahead
+        if ahead is not None and file is not None and prepared.examined is not None:
+            self.call_after_refresh(
+                self.find_unsealed_rules, file.data, ahead, insp.rule_map, self._rule_memo
+            )
         if loading is not None:
             with contextlib.suppress(Exception):  # (else the watch imports them itself)
                 await loading
@@ -914,7 +919,7 @@ class InspectorScreen(DrawsFirst):
         if found is not None:
             self._at_risk = (v.digest, found)
             return found
-        if self._at_risk_ahead is v.pad:  # (sought as the first version was examined)
+        if self._at_risk_ahead is v.pad:  # (sought once the first version is drawn)
             self._at_risk_sought = v.digest
         if self._at_risk_sought != v.digest:
             self._at_risk_sought = v.digest
@@ -933,9 +938,10 @@ class InspectorScreen(DrawsFirst):
         self, version: str | bytes, pad: Pad, rule_map: RuleMap | None, memo: RuleMemo | None
     ) -> None:
         """The unsealed rules of ``pad``, the version whose digest (or bytes) is ``version``.
-        The first version's are sought while it is examined, not as it is first drawn: a
-        cold count of a large pad leaves this thread's time free (the encoder lets go of
-        the interpreter), and the first draw then need not share the interpreter."""
+        A large pad's first version's are sought once it is drawn: sought while it is
+        examined, they shared the interpreter with the count's own work in Python (the
+        claims, the count cache's keys) and with the encoder's load, and put off the first
+        draw by as long as they took."""
         try:
             rules = self._rules.of(pad, rule_map, memo)
             key = version if isinstance(version, str) else digest(version)

@@ -108,11 +108,12 @@ async def test_a_large_pad_finds_its_rules_in_a_thread(
         assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
 
 
-async def test_the_first_versions_rules_are_sought_as_it_is_read(
+async def test_the_first_versions_rules_are_sought_once_it_is_drawn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # (while its tokens are counted, not on the screen's first draw of it); a version
-    # after it is sought for as ever
+    # (not while its tokens are counted, where the search put off its first draw, and once
+    # only: the draw does not start a search of its own); a version after it is sought for
+    # as ever
     monkeypatch.setattr(inspector_module, "RULES_AT_ONCE", 0)  # every pad is "large"
     sought: list[int] = []
     search = inspector_module.InspectorScreen.find_unsealed_rules
@@ -125,12 +126,12 @@ async def test_the_first_versions_rules_are_sought_as_it_is_read(
     pad = memory(tmp_path)
     async with inspector(pad) as h:
         await h.until(lambda: "2 unsealed rules" in standing(h), "the first version's rules")
-        assert sought == [0]
+        assert sought == [1]
         doc = json.loads(pad.read_text(encoding="utf-8"))
         doc["entries"][3]["text"] = "Never skip the totals check."
         pad.write_text(json.dumps(doc), encoding="utf-8")
         await h.until(lambda: "3 unsealed rules" in standing(h), "the second version's rules")
-        assert sought == [0, 2]
+        assert sought == [1, 2]
 
 
 async def test_the_status_says_when_the_pass_drops_far_more_than_the_overrun(
