@@ -276,6 +276,8 @@ def _unsealed(pad: Pad, rules: Sequence[Rule], gone: Collection[int]) -> tuple[R
 
 @dataclass(frozen=True)
 class _Pass:
+    """A first fit's pass: the rewritable entries it keeps and those it drops."""
+
     kept: list[int]  # indices of kept rewritable entries, file order
     dropped: list[int]
 
