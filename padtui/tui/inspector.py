@@ -951,8 +951,12 @@ class InspectorScreen(DrawsFirst):
         self.app.call_from_thread(self._at_risk_ready, key, rules)
 
     def _at_risk_ready(self, digest: str, rules: tuple[RuleAtRisk, ...]) -> None:
+        insp = self.inspection
+        current = insp.current.digest if insp.versions else None
+        if digest != current and self._at_risk is not None and self._at_risk[0] == current:
+            return  # (a search for a version gone by, ended after the current one's)
         self._at_risk = (digest, rules)
-        if self.inspection.versions and self.inspection.current.digest == digest:
+        if digest == current:
             self.refresh_view()
 
     def _failed_in_thread(self, exc: Exception, title: str, timeout: float | None = None) -> None:

@@ -5,14 +5,17 @@ far more than it had to, and a refusal whose way out can be taken from the dialo
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Button, Static
 
+from padtui.core import at_risk as at_risk_module
 from padtui.tui import inspector as inspector_module
 from padtui.tui.screens import CommitScreen, RefusalScreen, RulesScreen
-from tests.tui.conftest import Harness, copy_sample, inspector, plain
+from tests.tui.conftest import WAIT, Harness, copy_sample, inspector, plain
 
 NOTES = "compactable-notes.jsonl"  # drops #74, #75, h-1; h-1 holds a rule ("... only ...")
 RETRY = "retry-5xx-under-pressure.json"  # refused: the pass would drop constraint c-retry
@@ -132,6 +135,41 @@ async def test_the_first_versions_rules_are_sought_once_it_is_drawn(
         pad.write_text(json.dumps(doc), encoding="utf-8")
         await h.until(lambda: "3 unsealed rules" in standing(h), "the second version's rules")
         assert sought == [1, 2]
+
+
+async def test_a_search_for_a_version_gone_by_does_not_undo_the_current_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the first version's search ends only after a second version's rules are on screen:
+    # its late result must not take the current version's place (the line then said it
+    # was still looking, and no search was left to end it)
+    monkeypatch.setattr(inspector_module, "RULES_AT_ONCE", 0)  # every pad is "large"
+    gate, first_done = threading.Event(), threading.Event()
+    calls: list[int] = []
+    real_of = at_risk_module.AtRisk.of
+
+    def of(self: at_risk_module.AtRisk, *args: Any, **kwargs: Any) -> Any:
+        calls.append(len(calls))
+        if len(calls) > 1:
+            return real_of(self, *args, **kwargs)
+        gate.wait(WAIT)
+        try:
+            return real_of(self, *args, **kwargs)
+        finally:
+            first_done.set()
+
+    monkeypatch.setattr(at_risk_module.AtRisk, "of", of)
+    pad = memory(tmp_path)
+    async with inspector(pad) as h:
+        doc = json.loads(pad.read_text(encoding="utf-8"))
+        doc["entries"][3]["text"] = "Never skip the totals check."
+        pad.write_text(json.dumps(doc), encoding="utf-8")
+        await h.until(lambda: "3 unsealed rules" in standing(h), "the second version's rules")
+        gate.set()
+        await h.until(first_done.is_set, "the first version's search ended")
+        await h.pilot.pause()  # (its result handed to the screen)
+        await h.pilot.press("t")
+        await h.until(lambda: "3 unsealed rules" in standing(h), "the current rules kept")
 
 
 async def test_the_status_says_when_the_pass_drops_far_more_than_the_overrun(
