@@ -81,6 +81,29 @@ def test_cached_counts_and_claims_equal_fresh_ones(
         assert [counter.count(t) for t in wanted] == tokens
 
 
+@pytest.mark.parametrize("twins", [False, True])
+def test_a_first_runs_file_of_a_large_pad_reads_back_every_count(twins: bool) -> None:
+    """A first run over more texts than one batch writes its file in columns, each text a
+    row; where two texts share a key (they differ in their digits alone), row by row, and a
+    text that comes twice has one row. Either way the next run finds every count, the
+    encoder not loaded."""
+
+    def word(i: int) -> str:  # (no digits: no two of them share a key)
+        return "".join(chr(97 + i // 26**k % 26) for k in range(3))
+
+    texts = [f"Entry {word(i)}: the ledger export, {word(i * 7)} step." for i in range(1500)]
+    if twins:
+        texts += ["Batch 7 of the export failed.", "Batch 9 of the export failed.", texts[11]]
+    with tempfile.TemporaryDirectory() as folder:
+        first = _cached_counter(folder)
+        first.start_with_claims(texts)()
+        assert first.store is not None and first.store.save()
+        again = _cached_counter(folder)
+        tokens, claims = again.start_with_claims(texts)()
+        assert list(zip(tokens, claims, strict=True)) == [_fresh(t) for t in texts]
+        assert not again.loaded
+
+
 @PROPS
 @given(
     seen=st.lists(texts, min_size=1, max_size=6),
