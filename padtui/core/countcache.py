@@ -419,8 +419,7 @@ class CountCache:
         learnt_tokens = list(map(new_tokens.get, texts, repeat(UNKNOWN)))
         learnt_claims = list(map(new_claims.get, texts, repeat(UNKNOWN)))
         asked = self._order_keys(keyed, digits)
-        old = self._old
-        if not (self._hit or old) and len(set(keys)) == len(keys) <= LIMIT:
+        if not (self._hit or self._old) and len(set(keys)) == len(keys) <= LIMIT:
             # a first run's (no counts of an earlier one, each text its own key): the rows
             # as learnt, in columns
             row_keys = cast(list[bytes], keys)
