@@ -51,18 +51,20 @@ def gauge_line(plan: Plan) -> str:
     )
 
 
-def plan_json(path: str, plan: Plan, fmt: str | None = None) -> dict[str, Any]:
+def plan_json(path: str, plan: Plan, fmt: str | None = None, **read_with: Any) -> dict[str, Any]:
     """The plan as ``check --json`` prints it, with the way out of a refusal for this path
-    (the MCP server's ``check`` and ``compact`` return the same object)."""
+    (the MCP server's ``check`` and ``compact`` return the same object). ``fmt`` and
+    ``read_with`` (``encoding``, ``rule_headings``, ``only_rule_headings``): the options the
+    pad was read with, which the way out's command repeats (``Plan.way_out_for``)."""
     out: dict[str, Any] = {"path": path, **plan.as_json()}
-    out["way_out"] = plan.way_out_for(path)
+    out["way_out"] = plan.way_out_for(path, fmt=fmt, **read_with)
     if letta.is_agent_file(path, fmt):  # Letta budgets blocks in characters: show both
         out["limits"] = [b.as_json() for b in letta.limits(plan.source, plan.costs)]
         out["way_out"] = letta.way_out(plan, path)
     return out
 
 
-def plan_report(path: str, plan: Plan, fmt: str | None = None) -> str:
+def plan_report(path: str, plan: Plan, fmt: str | None = None, **read_with: Any) -> str:
     lines = [
         f"{path} · {plan.encoding} · policy {plan.policy} · budget {plan.budget}",
         gauge_line(plan),
@@ -103,7 +105,11 @@ def plan_report(path: str, plan: Plan, fmt: str | None = None) -> str:
     lines.append(_claims_line(plan))
     if plan.refused:
         lines.append(f"refused: {plan.code} — {one_line(plan.message)}")
-        way_out = letta.way_out(plan, path) if agent_file else plan.way_out_for(path)
+        way_out = (
+            letta.way_out(plan, path)
+            if agent_file
+            else plan.way_out_for(path, fmt=fmt, **read_with)
+        )
         if way_out:
             lines.append(f"way out: {one_line(way_out)}")
     else:

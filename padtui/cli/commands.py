@@ -73,6 +73,15 @@ def _keep_counts(counter: TokenCounter, plan: Plan | None = None) -> None:
         counter.store.save()
 
 
+def _read_with(args: argparse.Namespace) -> dict[str, Any]:
+    """The options a plan's pad was read with, which its way out's command repeats."""
+    return {
+        "encoding": args.encoding,
+        "rule_headings": [w for w in getattr(args, "rule_heading", []) if w.strip()],
+        "only_rule_headings": getattr(args, "only_rule_headings", False),
+    }
+
+
 # --- writing ---------------------------------------------------------------------------------
 
 
@@ -117,8 +126,8 @@ def check(args: argparse.Namespace) -> Outcome:
     plan = _plan(args)
     code = FOUND if plan.refused else OK
     if args.json:
-        return Outcome(code, json=plan_json(args.path, plan, args.format))
-    return Outcome(code, text=plan_report(args.path, plan, args.format))
+        return Outcome(code, json=plan_json(args.path, plan, args.format, **_read_with(args)))
+    return Outcome(code, text=plan_report(args.path, plan, args.format, **_read_with(args)))
 
 
 def compact(args: argparse.Namespace) -> Outcome:
@@ -129,8 +138,11 @@ def compact(args: argparse.Namespace) -> Outcome:
     plan = _plan(args)
     code = FOUND if plan.refused else OK
     if args.json:
-        return Outcome(code, json={**plan_json(args.path, plan, args.format), "written": False})
-    text = plan_report(args.path, plan, args.format)
+        return Outcome(
+            code,
+            json={**plan_json(args.path, plan, args.format, **_read_with(args)), "written": False},
+        )
+    text = plan_report(args.path, plan, args.format, **_read_with(args))
     if not plan.refused and plan.dropped:
         text += "\ndry run: nothing written"
     return Outcome(code, text=text)
@@ -159,12 +171,12 @@ def _compact_write(args: argparse.Namespace) -> Outcome:
             find_rules_now=True,
         )
         _keep_counts(counter, plan)
-    report = plan_json(args.path, plan, args.format)
+    report = plan_json(args.path, plan, args.format, **_read_with(args))
     if plan.refused or not plan.dropped:
         code, why = (FOUND, "refused") if plan.refused else (OK, "nothing to drop")
         if args.json:
             return Outcome(code, json={**report, "written": False})
-        text = plan_report(args.path, plan, args.format)
+        text = plan_report(args.path, plan, args.format, **_read_with(args))
         return Outcome(code, text=f"{text}\n{why}: nothing written")
     try:
         after = store.commit(snap, plan, journal=journal_arg(args))
@@ -174,7 +186,7 @@ def _compact_write(args: argparse.Namespace) -> Outcome:
         return Outcome(OK, json={**report, "written": True, "journal": _journal_json(args, after)})
     return Outcome(
         OK,
-        text=f"{plan_report(args.path, plan, args.format)}\n"
+        text=f"{plan_report(args.path, plan, args.format, **_read_with(args))}\n"
         f"written: {args.path} ({plan.tokens_total} -> {plan.tokens_after} tokens); "
         + _journal_text(args, after),
     )
@@ -188,7 +200,7 @@ def externalize(args: argparse.Namespace) -> Outcome:
     check_writable(args.path, args.format, seals=True)  # a Letta .af file: exit 2
     snap = store.read(args.path, fmt=args.format)
     check_writable(args.path, snap.format, snap.file.layout)  # a memory export: exit 2
-    entries, sealed, already = sealing.externalized(snap.pad, args.ids, args.path)
+    entries, sealed, already = sealing.externalized(snap.pad, args.ids, args.path, rule_map(args))
     report: dict[str, Any] = {
         "path": args.path,
         "sealed": sealed,

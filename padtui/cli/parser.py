@@ -141,8 +141,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     if want("externalize"):
         p = sub.add_parser(
             "externalize",
-            parents=[pad, fmt, json, journal],
-            help="seal unsealed constraints / negative facts / loss records, by a safe commit",
+            parents=[pad, fmt, json, rules, journal],
+            help="seal unsealed constraints / negative facts / loss records and entries "
+            "holding a rule, by a safe commit (in a Markdown memory file: where they stand, "
+            "with a <!-- sealed --> marker)",
         )
         p.add_argument("ids", metavar="ID", nargs="+", help="entry ids (or #N positions)")
         p.set_defaults(run=commands.externalize)

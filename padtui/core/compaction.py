@@ -25,7 +25,7 @@ from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.formats import named
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
 from padtui.core.rules import Rule, RuleMap, RuleMemo, find_rules
-from padtui.core.text import one_line, shell_word
+from padtui.core.text import one_line, shell_word, shown_command
 from padtui.core.tokens import TokenCounter, counter_for
 from padtui.core.vocabulary import Fit, Policy, RefusalCode
 
@@ -35,6 +35,7 @@ POLICIES = tuple(Policy)
 SEALED_OVER_BUDGET = RefusalCode.SEALED_OVER_BUDGET
 NO_LOSS_RECORD = RefusalCode.NO_LOSS_RECORD
 PROTECTED_KIND_WOULD_DROP = RefusalCode.PROTECTED_KIND_WOULD_DROP
+RULE_WOULD_DROP = RefusalCode.RULE_WOULD_DROP
 RECORD_WOULD_NOT_FIT = RefusalCode.RECORD_WOULD_NOT_FIT
 REFUSAL_CODES = tuple(RefusalCode)
 
@@ -73,15 +74,36 @@ class Plan:
     rule_memo: RuleMemo | None = field(default=None, repr=False, compare=False)
     # the rules of the pad's unsealed entries (``find_rules``), when the plan found them already
     found_rules: tuple[Rule, ...] | None = field(default=None, repr=False, compare=False)
+    # a refusal for what strict protects (PROTECTED_KIND_WOULD_DROP, RULE_WOULD_DROP): the
+    # unsealed entries its way out seals, in file order, and the tokens of the sealed region
+    # with every unsealed entry that strict protects (what the rules alone need: below it no
+    # strict pass goes through)
+    to_seal: tuple[Entry, ...] = field(default=(), repr=False)
+    rules_need: int | None = None
 
-    def way_out_for(self, path: str) -> str | None:
-        """The way out of a refusal, with the pad's path filled in as one shell word (see
-        ``shell_word``; a path that starts with ``-`` as ``./-...``, not read as an option)."""
+    def way_out_for(
+        self,
+        path: str,
+        *,
+        fmt: str | None = None,
+        encoding: str | None = None,
+        rule_headings: Sequence[str] = (),
+        only_rule_headings: bool = False,
+    ) -> str | None:
+        """The way out of a refusal as a command that works pasted into a shell from any
+        folder: the pad's path made absolute, one shell word (see ``shell_word``), followed
+        by the options the pad was read with that its command takes (``--format``, the rule
+        headings, and for a check ``--encoding``), each quoted."""
         if self.way_out is None:
             return None
-        if path.startswith("-"):
-            path = "./" + path
-        return self.way_out.replace("PATH", shell_word(path), 1)
+        options: list[str] = ["--format", fmt] if fmt else []
+        if encoding and "padtui check PATH" in self.way_out:
+            options += ["--encoding", encoding]
+        for word in rule_headings:
+            options += ["--rule-heading", word]
+        if only_rule_headings and rule_headings:
+            options.append("--only-rule-headings")
+        return shown_command(self.way_out, path, options)
 
     @property
     def refused(self) -> bool:
@@ -192,6 +214,8 @@ class Plan:
                 list(self.loss_record.raw.get("drops", ())) if self.loss_record is not None else []
             ),
             "fits_at": self.fits_at,
+            "rules_need": self.rules_need,
+            "to_seal": [e.label for e in self.to_seal],
             "claims": {"before": self.claims_before, "after": self.claims_after},
             "message": self.message,
             "way_out": self.way_out,
@@ -420,6 +444,7 @@ def plan(
         counter=counter,
         policy=policy,
         forms=record_forms(fmt),
+        rules=_Rules(pad, rule_map, memo, rules),
     )
     made = _seed(ctx) if policy == Policy.SEED else _strict(ctx, now or datetime.now(UTC))
     claim_counts = dict(zip(indices, claims, strict=True))
@@ -427,8 +452,44 @@ def plan(
         # (the record is an entry of the pad a commit writes: a check of it finds its count)
         counter.store.put([made.loss_record.text], [made.record_tokens], [None])
     return replace(
-        made, rule_map=rule_map, claim_counts=claim_counts, rule_memo=memo, found_rules=rules
+        made,
+        rule_map=rule_map,
+        claim_counts=claim_counts,
+        rule_memo=memo,
+        found_rules=ctx.rule_holders.found if ctx.rule_holders.found is not None else rules,
     )
+
+
+class _Rules:
+    """Which unsealed entries of a pad hold a rule (``rules.find_rules``: by place or by
+    wording): what strict keeps, besides the protected kinds. Found once, when a pass first
+    drops something (a pad within its budget never asks)."""
+
+    def __init__(
+        self,
+        pad: Pad,
+        rule_map: RuleMap | None,
+        memo: RuleMemo | None,
+        found: tuple[Rule, ...] | None,
+    ) -> None:
+        self.pad, self.rule_map, self.memo = pad, rule_map, memo
+        self.found = found
+        self._holders: frozenset[int] | None = None
+
+    @property
+    def holders(self) -> frozenset[int]:
+        """The indices of the unsealed entries that hold a rule."""
+        if self._holders is None:
+            if self.found is None:
+                self.found = tuple(find_rules(self.pad, self.rule_map, self.memo, sealed=False))
+            self._holders = frozenset(r.entry for r in self.found)
+        return self._holders
+
+    def of(self, indices: Collection[int]) -> list[Rule]:
+        """The rules of the entries at ``indices``, in file order."""
+        self.holders  # noqa: B018
+        assert self.found is not None
+        return [r for r in self.found if r.entry in indices]
 
 
 def sealed_tokens(pad: Pad, costs: Mapping[int, int]) -> int:
@@ -464,9 +525,29 @@ class _Planning:
     sealed_cost: int  # its sealed region's
     claims: int
     forms: tuple[str, ...]  # the forms its loss record may take (record_forms)
+    # the entries that hold rules, which strict keeps (None: found when first asked, by
+    # padtui's own rule map)
+    rules: _Rules | None = None
+
+    def __post_init__(self) -> None:
+        if self.rules is None:
+            object.__setattr__(self, "rules", _Rules(self.pad, None, None, None))
+
+    @property
+    def rule_holders(self) -> _Rules:
+        assert self.rules is not None
+        return self.rules
 
     def entries(self, indices: Sequence[int]) -> tuple[Entry, ...]:
         return tuple(map(self.pad.entries.__getitem__, indices))
+
+    def sealing(self, chosen: Collection[int]) -> _Planning:
+        """The same pad with the entries at ``chosen`` sealed (what a way out would make)."""
+        entries = tuple(e.sealed_copy() if e.index in chosen else e for e in self.pad.entries)
+        more = sum(self.costs[i] for i in chosen if not self.pad.entries[i].sealed)
+        return replace(
+            self, pad=replace(self.pad, entries=entries), sealed_cost=self.sealed_cost + more
+        )
 
     def make(
         self,
@@ -632,6 +713,7 @@ class _Strict:
         rewritable = ctx.pad.rewritable
         self.first_fit = _FirstFit(rewritable, ctx.costs)
         self.protected = {e.index for e in rewritable if e.protected}
+        self.rules = ctx.rule_holders
         # every entry a pass may drop has an id: a record of ranges then names each by its id,
         # word for word the record of names, and its passes are those of the names
         self.ranges_are_names = None not in map(attrgetter("id"), rewritable)
@@ -760,6 +842,8 @@ class _Strict:
                 return _Outcome(form)
             if not self.protected.isdisjoint(p.dropped):
                 return _Outcome(form, p, PROTECTED_KIND_WOULD_DROP)
+            if not self.rules.holders.isdisjoint(p.dropped):
+                return _Outcome(form, p, RULE_WOULD_DROP)
             lost = sum(map(ctx.costs.__getitem__, p.dropped))
             head = _record_head(len(p.dropped), lost, ctx.budget, self.now)
             cost = self.cost(form, head, p.dropped)  # (the record written once it is taken)
@@ -811,25 +895,8 @@ def _strict(ctx: _Planning, now: datetime, advise: bool = True) -> Plan:
     if got.p is None:
         return ctx.make(pad.entries, ())
     kept, dropped = _kept(pad, got.p), ctx.entries(got.p.dropped)
-    if got.code == PROTECTED_KIND_WOULD_DROP:
-        lost = [e for e in dropped if e.protected]
-        way_out = "externalize them into the sealed region first"
-        sealed_then = sealed_cost + sum(ctx.costs[e.index] for e in lost)
-        if sealed_then > budget:
-            way_out += (
-                f" (sealed, they make the sealed region {sealed_then} tokens, over the budget "
-                f"of {budget}: raise the budget too)"
-            )
-        # (the command ends the line: pasted from "padtui" on, nothing else comes with it)
-        way_out += ": padtui externalize PATH " + _shell_words(pad, lost)
-        return ctx.make(
-            kept,
-            dropped,
-            PROTECTED_KIND_WOULD_DROP,
-            f"this pass would drop {_describe(lost)}: constraints, negative facts and "
-            "loss records cannot be rebuilt from the plan",
-            way_out,
-        )
+    if got.code in (PROTECTED_KIND_WOULD_DROP, RULE_WOULD_DROP):
+        return _keeps_protected(ctx, kept, dropped, now, advise)
     if got.code == RECORD_WOULD_NOT_FIT:
         fits_at = _fits_at(ctx, now) if advise else None
         n = len(dropped)
@@ -860,6 +927,96 @@ def _strict(ctx: _Planning, now: datetime, advise: bool = True) -> Plan:
     record = _record_entry(pad, dropped, got.head + "; ".join(got.parts), now)
     plan = ctx.make(kept, dropped, record=record, record_tokens=got.cost)
     return replace(plan, record_form=got.form)
+
+
+# rounds of sealing what a pass at the budget would still drop, before a way out seals every
+# entry that strict keeps
+_WAY_OUT_ROUNDS = 8
+# rules a refusal's message names (the report lists them one a line)
+_NAMED = 3
+
+
+def _keeps_protected(
+    ctx: _Planning, kept: Sequence[Entry], dropped: Sequence[Entry], now: datetime, advise: bool
+) -> Plan:
+    """A pass refused because it would drop what strict keeps: an unsealed constraint,
+    negative fact or loss record (PROTECTED_KIND_WOULD_DROP), or an entry holding a rule
+    (RULE_WOULD_DROP). Its way out is one command that seals them where they stand: those
+    this pass drops, and those a pass at the same budget would drop once they are sealed
+    (the sealed region grows, and a pass has less room), so that a compaction after it goes
+    through, or says that the rules alone are over the budget."""
+    pad, budget = ctx.pad, ctx.budget
+    keep = {e.index for e in pad.rewritable if e.protected} | ctx.rule_holders.holders
+    lost = [e for e in dropped if e.index in keep]
+    chosen = _to_seal(ctx, {e.index for e in lost}, keep, now)
+    to_seal = ctx.entries(sorted(chosen))
+    rules_need = ctx.sealed_cost + sum(ctx.costs[i] for i in keep)
+    fits_at = None
+    if advise:
+        then = ctx.sealing(chosen)
+        if not _Strict(then, now).goes_through():
+            fits_at = _fits_at(then, now)
+    words = _shell_words(pad, to_seal)
+    need = f"the rules alone need {rules_need} tokens" + (
+        f", over the budget of {budget}" if rules_need > budget else ""
+    )
+    after = f" (then a strict pass goes through at a budget of {fits_at})" if fits_at else ""
+    protected = [e for e in lost if e.protected]
+    if protected:
+        way_out = "externalize them into the sealed region first"
+        sealed_then = ctx.sealing(chosen).sealed_cost
+        if sealed_then > budget:
+            way_out += (
+                f" (sealed, they make the sealed region {sealed_then} tokens, over the budget "
+                f"of {budget}: raise the budget too)"
+            )
+        # (the command ends the line: pasted from "padtui" on, nothing else comes with it)
+        way_out += ": padtui externalize PATH " + words
+        rules = [e for e in lost if not e.protected]
+        also = f", and {_count(len(rules), 'entry')} holding rules" if rules else ""
+        plan = ctx.make(
+            kept,
+            dropped,
+            PROTECTED_KIND_WOULD_DROP,
+            f"this pass would drop {_describe(protected)}{also}: constraints, negative facts "
+            "and loss records cannot be rebuilt from the plan",
+            way_out,
+        )
+    else:
+        found = ctx.rule_holders.of({e.index for e in lost})
+        quoted = "; ".join(_quote(r.text) for r in found[:_NAMED])
+        more = f"; and {len(found) - _NAMED} more" if len(found) > _NAMED else ""
+        plan = ctx.make(
+            kept,
+            dropped,
+            RULE_WOULD_DROP,
+            f"this pass would drop {_count(len(found), 'rule')} in "
+            f"{_count(len(lost), 'entry')} ({quoted}{more}): strict keeps every rule, "
+            f"wherever it lives; {need}",
+            f"seal {'it' if len(to_seal) == 1 else 'them'} where "
+            f"{'it stands' if len(to_seal) == 1 else 'they stand'}{after}: "
+            f"padtui externalize PATH {words}",
+        )
+    return replace(plan, to_seal=to_seal, rules_need=rules_need, fits_at=fits_at)
+
+
+def _to_seal(ctx: _Planning, chosen: set[int], keep: set[int], now: datetime) -> set[int]:
+    """``chosen``, with what strict keeps that a pass at the budget would still drop once
+    they are sealed, round after round (past a few rounds: all that strict keeps)."""
+    for _ in range(_WAY_OUT_ROUNDS):
+        then = ctx.sealing(chosen)
+        if then.sealed_cost > ctx.budget:
+            return chosen  # (over the budget: a pass after it says so, with the budget)
+        got = _Strict(then, now).outcome()
+        if got.p is None or got.code not in (PROTECTED_KIND_WOULD_DROP, RULE_WOULD_DROP):
+            return chosen
+        chosen = chosen | keep.intersection(got.p.dropped)
+    return set(keep)
+
+
+def _count(n: int, word: str) -> str:
+    plural = "entries" if word == "entry" else word + "s"
+    return f"{n} {word if n == 1 else plural}"
 
 
 def _fits_at(ctx: _Planning, now: datetime | None = None) -> int | None:

@@ -63,7 +63,8 @@ def is_agent_file(path: str, fmt: str | None = None) -> bool:
 def way_out(plan: Plan, path: str) -> str | None:
     """The way out of a refusal for a pad read from an agent file (which padtui cannot
     externalize into: the blocks to seal are marked read-only in Letta)."""
-    if plan.code in ("PROTECTED_KIND_WOULD_DROP", "NO_LOSS_RECORD"):
-        names = " ".join(e.label for e in plan.dropped if e.protected)
+    if plan.code in ("PROTECTED_KIND_WOULD_DROP", "RULE_WOULD_DROP", "NO_LOSS_RECORD"):
+        chosen = plan.to_seal or [e for e in plan.dropped if e.protected]
+        names = " ".join(e.label for e in chosen)
         return f"in Letta, make these blocks read_only (padtui does not write .af files): {names}"
     return plan.way_out_for(path)

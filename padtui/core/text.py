@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Sequence
 
 # C0 controls but tab and newline, DEL, and C1 controls (U+009B alone starts a control sequence
 # on some terminals): none of them may reach a terminal; nor may the bidirectional controls
@@ -67,3 +68,12 @@ def shell_word(word: str) -> str:
         else:
             out.append(f"\\x{byte:02x}")
     return "$'" + "".join(out) + "'"
+
+
+def shown_command(way_out: str, path: str, options: Sequence[str] = ()) -> str:
+    """A way out whose command names the pad as ``PATH``, with the path filled in so that
+    the command works pasted into a shell from any folder: made absolute (a relative path
+    names another file elsewhere; an absolute one never starts with ``-``, which would read
+    as an option), one shell word, followed by ``options`` (each a shell word)."""
+    words = [shell_word(os.path.abspath(path)), *map(shell_word, options)]
+    return way_out.replace(" PATH", " " + " ".join(words), 1)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from padtui.cli import main
-from tests.memory_fixtures import KNOWN_ISSUES
+from tests.memory_fixtures import PLAIN_ISSUES as KNOWN_ISSUES
 
 ISSUES = KNOWN_ISSUES[:10]
 MEMORY = (
@@ -86,11 +86,25 @@ def test_a_markdown_memory_compacts_and_the_next_audit_sees_every_loss_declared(
     old = tmp_path / "old.md"
     old.write_text(MEMORY, encoding="utf-8")
     budget = str(tokens(capsys, path) - 40)
+    # the pass would drop the session notes, and the rule among them: strict refuses ...
+    code, report = run_json(capsys, "compact", str(path), "--budget", budget, "--write")
+    assert code == 1 and report["code"] == "RULE_WOULD_DROP" and report["written"] is False
+    assert path.read_text(encoding="utf-8") == MEMORY
+    # ... and its way out seals the rule where it stands, then the pass goes through
+    code, _out = follow(capsys, report["way_out"])
+    assert code == 0
+    sealed = path.read_text(encoding="utf-8")
+    # (sealed, the rule leaves less room: the pass would then drop the known issues' rule
+    # too, so the way out seals both)
+    assert sealed == MEMORY.replace(
+        "production fare cache.\n", "production fare cache. <!-- sealed -->\n"
+    ).replace("twice in a minute.\n", "twice in a minute. <!-- sealed -->\n")
+    old.write_text(sealed, encoding="utf-8")
     code, report = run_json(capsys, "compact", str(path), "--budget", budget, "--write")
     assert code == 0 and report["written"] is True
     assert report["loss_record_form"] == "names"  # Markdown keeps no drops field
     assert report["loss_record_drops"] == report["dropped"]
-    assert report["loss_record"].split(": ", 1)[1].startswith("4 session_notes entries (")
+    assert "3 session_notes entries (" in report["loss_record"].split(": ", 1)[1]
     code, audit = run_json(capsys, "audit", str(old), str(path))
     assert code == 0
     assert audit["verdict"] == "compaction", audit["findings"]
@@ -183,7 +197,7 @@ def test_check_lists_every_unsealed_rule_and_marks_the_ones_this_pass_drops(
     path.write_text(MEMORY, encoding="utf-8")
     budget = str(tokens(capsys, path) - 40)
     code, report = run_json(capsys, "check", str(path), "--budget", budget)
-    assert code == 0 and report["verdict"] == "compactable"
+    assert code == 1 and report["code"] == "RULE_WOULD_DROP"  # (strict keeps every rule)
     rules = report["rules_at_risk"]
     assert all(
         set(r) == {"entry", "entry_kind", "kind", "text", "heading", "dropped"} for r in rules

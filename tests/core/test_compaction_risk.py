@@ -39,7 +39,9 @@ def test_every_unsealed_rule_is_at_risk_and_the_dropped_ones_are_marked() -> Non
     pad = memory()
     budget = cost(*pad.entries) - cost(LONG_RULE) + 60  # the long note goes, nothing else
     got = plan(pad, budget, "strict", COUNTER, now=NOW, fmt="json")
-    assert got.verdict == "compactable" and [e.label for e in got.dropped] == ["n-long"]
+    # (strict refuses the pass, for the rule in the long note; its rules at risk are those
+    # of the pass it would have made)
+    assert got.code == "RULE_WOULD_DROP" and [e.label for e in got.dropped] == ["n-long"]
     risk = {(r.entry.label, r.text): r for r in got.rules_at_risk}
     # the sealed rule is safe; the plain note holds no rule
     assert not any(label in ("c1", "n-plain") for label, _ in risk)

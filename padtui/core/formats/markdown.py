@@ -61,7 +61,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from padtui.core.errors import PadError, shown
@@ -87,6 +87,11 @@ _THEMATIC = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3
 _BULLET = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])(?=[ \t]|$)")
 _COMMENT = re.compile(r" {0,3}<!--")
 _SEALED = re.compile(r"[(\[][ \t]*sealed[ \t]*[)\]]", re.IGNORECASE)
+# an entry sealed where it stands: the marker at the end of its last line (of its first,
+# when the last closes a code fence, where nothing may follow)
+_SEAL_MARK = re.compile(r"[ \t]*<!--[ \t]*sealed[ \t]*-->[ \t]*$", re.IGNORECASE)
+SEAL_MARK = "<!-- sealed -->"
+_FENCE_CLOSE = re.compile(r"[ \t]*(?:`{3,}|~{3,})[ \t]*$")
 _MARKER = re.compile(r"[ \t]*\{([^{}]*)\}[ \t]*$")
 _ATTR = re.compile(r"([A-Za-z_][\w-]*)=(\S*)")
 _FRONT_KEY = re.compile(
@@ -617,8 +622,17 @@ def _entry(
     else:
         first = c[a]
         offset = _indent(c[a])
-    first, id_, attrs = _split_marker(first.strip(" \t"))
+    first = first.strip(" \t")
     rest = [_dedent(c[k], offset) for k in range(a + 1, b)]
+    marked = _SEAL_MARK.search(rest[-1]) if rest else None
+    if marked is not None:
+        rest[-1] = rest[-1][: marked.start()]
+    else:
+        marked = _SEAL_MARK.search(first)
+        if marked is not None:
+            first = first[: marked.start()]
+    sealed = sealed or marked is not None
+    first, id_, attrs = _split_marker(first)
     text = "\n".join([first, *rest]).rstrip(" \t")
     derived = tuple(d for d in attrs.pop("derived_from", "").split(",") if d)
     op = attrs.pop("op", None) or None
@@ -760,6 +774,8 @@ def render(layout: MdLayout, entries: Sequence[Entry]) -> str:
         by_essence.setdefault(essence, []).append(n)
     kept: set[int] = set()
     adds: dict[tuple[str, bool], list[tuple[str, bool]]] = {}
+    pieces = list(layout.pieces)
+    own_ways = _own_ways(layout)
     for e in entries:
         i = _claim(layout, e, claimed, by_essence)
         if i is None:
@@ -769,8 +785,14 @@ def render(layout: MdLayout, entries: Sequence[Entry]) -> str:
             if e.sealed == layout.sealed[i]:
                 kept.add(i)
                 continue
+            if e.sealed and not own_ways(e.kind):
+                pieces[i] = marked(layout.pieces[i])  # sealed where it stands
+                kept.add(i)
+                continue
             piece, is_bullet = _moved(layout, i, e)  # externalized: it moves
         adds.setdefault((e.kind, e.sealed), []).append((piece, is_bullet))
+    if pieces != list(layout.pieces):
+        layout = replace(layout, pieces=tuple(pieces))
     for safe in (False, True):
         out = _assemble(layout, kept, adds, safe)
         try:
@@ -780,6 +802,29 @@ def render(layout: MdLayout, entries: Sequence[Entry]) -> str:
         if same_entries(pad.entries, entries) and again.settings == layout.settings:
             return out
     raise ValueError("padtui cannot write these entries into this Markdown pad and read them back")
+
+
+def _own_ways(layout: MdLayout) -> Callable[[str], bool]:
+    """Is an entry of a kind sealed the way of padtui's own pads (moved into the sealed
+    section of its kind: the file has one, or it is written in padtui's way, with ``{#id}``
+    markers, and the kind is one of padtui's), rather than where it stands (a memory file
+    with headings of its own)?"""
+    sealed_kinds = {s.kind for s in layout.sections if s.sealed}
+    ids = any(essence[2] is not None for essence in layout.essence)
+    return lambda kind: kind in sealed_kinds or (ids and known_kind(kind) is not None)
+
+
+def marked(piece: str) -> str:
+    """An entry's source sealed where it stands: ``<!-- sealed -->`` at the end of its last
+    line (of its first, when the last closes a code fence); every other byte as it was."""
+    lines = split_lines(piece)
+    k = len(lines) - 1
+    if k and _FENCE_CLOSE.match(_ENDING.sub("", lines[k])):
+        k = 0
+    body = _ENDING.sub("", lines[k])
+    gap = "" if body.endswith((" ", "\t")) else " "
+    lines[k] = body + gap + SEAL_MARK + lines[k][len(body) :]
+    return "".join(lines)
 
 
 def _assemble(
