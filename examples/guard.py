@@ -7,8 +7,10 @@ The seed document's rule, as code an agent author can copy into an agent loop. E
 1. read the pad with its version stamp (``padtui.read``);
 2. plan a *strict* compaction (``padtui.plan``): nothing protected may drop, and a pass that
    drops anything appends a sealed loss record naming what it dropped;
-3. if the pass would drop an unsealed constraint, negative fact or loss record, seal it
-   instead (``padtui.externalize``: it moves into the append-only region) and plan again;
+3. if the pass would drop an unsealed constraint, negative fact or loss record, or an entry
+   holding a rule (by its heading or its own wording: ``RULE_WOULD_DROP``), seal what the
+   refusal's way out names instead (``padtui.externalize``: into the append-only region; in
+   a Markdown memory file where it stands, with a ``<!-- sealed -->`` marker) and plan again;
 4. commit by compare-and-swap (``padtui.commit``): if the pad changed since it was read (the
    agent's other half, a tool, anything wrote meanwhile) nothing is written and the step
    starts over from the new version, up to ``attempts`` times. It never clobbers a write;
@@ -34,7 +36,8 @@ from dataclasses import dataclass, field
 
 import padtui
 
-PROTECTED_KIND_WOULD_DROP = "PROTECTED_KIND_WOULD_DROP"
+# the refusals that sealing lifts: strict never drops a protected entry nor a rule
+KEEPS = ("PROTECTED_KIND_WOULD_DROP", "RULE_WOULD_DROP")
 
 
 class GuardHalt(padtui.UnrecoverableCompactionError):
@@ -88,8 +91,8 @@ def guarded_compact(
                 # to its drops field (JSON) and what its text must name itself (Markdown)
                 fmt = snap.file.layout.format
                 plan = padtui.plan(snap.pad, budget, fmt=fmt)
-                while plan.code == PROTECTED_KIND_WOULD_DROP:  # externalize, never drop
-                    labels = [e.label for e in plan.dropped if e.protected]
+                while plan.code in KEEPS:  # seal, never drop
+                    labels = [snap.pad.name_of(e) for e in plan.to_seal]
                     snap = padtui.externalize(snap, labels, journal=journal)
                     sealed += [label for label in labels if label not in sealed]
                     plan = padtui.plan(snap.pad, budget, fmt=fmt)

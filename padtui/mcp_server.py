@@ -135,14 +135,16 @@ def _chosen(fmt: str) -> str | None:
 def _plan_report(path: str, plan: Plan, fmt: str) -> dict[str, Any]:
     """``check --json``'s object, and for a refusal that sealing would lift, the way out as
     the call to make (``way_out`` says it as a command for a person)."""
-    out = plan_json(path, plan, fmt)
-    lost = [e for e in plan.dropped if e.protected and not e.sealed]
+    # (a way out's command says --format only where the pad's name does not say it)
+    out = plan_json(path, plan, None if format_for_name(path) else fmt)
+    # (what strict keeps: the protected entries and rules the pass drops, and those a pass at
+    # the same budget would drop once they are sealed)
     out["way_out_call"] = (
         {
             "tool": "externalize",
-            "arguments": {"path": path, "ids": [plan.source.name_of(e) for e in lost]},
+            "arguments": {"path": path, "ids": [plan.source.name_of(e) for e in plan.to_seal]},
         }
-        if plan.refused and lost and (plan.way_out or "").startswith("externalize")
+        if plan.refused and plan.to_seal and "padtui externalize" in (plan.way_out or "")
         else None
     )
     return out

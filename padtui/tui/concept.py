@@ -65,6 +65,7 @@ CODE_SECTIONS = {
     "SEALED_OVER_BUDGET": "boundary",
     "RECORD_WOULD_NOT_FIT": "boundary",
     "PROTECTED_KIND_WOULD_DROP": "boundary",
+    "RULE_WOULD_DROP": "boundary",
     "NO_LOSS_RECORD": "boundary",
     "CONSTRAINT_DROPPED": "distinction",
     "CONSTRAINT_WEAKENED": "distinction",

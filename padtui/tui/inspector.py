@@ -72,6 +72,7 @@ from padtui.tui.screens import (
     RefusalScreen,
     RulesScreen,
     WayOut,
+    to_seal,
     way_out,
 )
 from padtui.tui.turns import DrawsFirst, after_frame
@@ -281,7 +282,11 @@ class InspectorScreen(DrawsFirst):
         key("escape", "back", "Back", "Back to where the pad was opened from (the fleet)"),
         key("c", "commit", "Commit", "Commit the trial (shows the diff first)"),
         key(
-            "x", "externalize", "Externalize", "Seal this constraint, negative fact or loss record"
+            "x",
+            "externalize",
+            "Externalize",
+            "Seal this rule, constraint, negative fact or loss record where it stands (in a "
+            "refused trial: what it would drop)",
         ),
         key("left_square_bracket", "budget_down", "Budget −", "Budget down 10 %", key_display="["),
         key("right_square_bracket", "budget_up", "Budget +", "Budget up 10 %", key_display="]"),
@@ -728,8 +733,8 @@ class InspectorScreen(DrawsFirst):
         focus = insp.previewed_drops[-1].index if insp.previewed_drops else None
         flagged = self._flagged()
         limits = {b.id: b for b in self._letta_limits() or ()}
-        rules: dict[int, int] = {}  # in a trial: each entry's rules at risk
-        for r in self._unsealed_rules() or () if insp.trial is not None else ():
+        rules: dict[int, int] = {}  # each unsealed entry's rules (strict keeps them)
+        for r in self._unsealed_rules() or ():
             rules[r.entry.index] = rules.get(r.entry.index, 0) + 1
         first = not self._drawn_whole and len(pad.entries) > 2 * FIRST_ROWS
         marked = bool(dropped or rules or focus is not None or flagged or limits)
@@ -767,6 +772,7 @@ class InspectorScreen(DrawsFirst):
                     focus=e.index == focus,
                     finding=flagged.get(e.id) if e.id is not None else None,
                     rules=rules.get(e.index, 0),
+                    keeps=insp.policy == "strict",
                     limit=_chars(limits.get(e.label)),
                 )
             (sealed_rows if e.sealed else rewritable_rows).append(row)
@@ -869,11 +875,16 @@ class InspectorScreen(DrawsFirst):
             dropped_now = sum(r.entry.index in gone for r in rules)
             n = len(rules)
             width = self.size.width or 80
+            keeps = insp.policy == "strict"  # (strict refuses a pass that drops one)
             # what follows the names: the longest form that leaves them some room
             tails = [
                 (
-                    f"  {dropped_now} dropped by this pass" if dropped_now else "",
-                    f"  ({n} unsealed rule{'s' if n > 1 else ''} a pass may drop · u lists them)",
+                    f"  {dropped_now} {'would drop' if keeps else 'dropped by this pass'}"
+                    if dropped_now
+                    else "",
+                    f"  ({n} unsealed rule{'s' if n > 1 else ''} "
+                    f"{'strict keeps · x seals one' if keeps else 'a pass may drop'} · u lists "
+                    "them)",
                 ),
                 (
                     f"  {dropped_now} dropped" if dropped_now else "",
@@ -884,7 +895,10 @@ class InspectorScreen(DrawsFirst):
             red, dim = fits[0] if fits else tails[-1]
             room = max(12, width - 13 - len(red + dim))
             risk = Text(no_wrap=True, overflow="ellipsis")
-            risk.append("⚠ at risk: ", style="bold yellow")
+            risk.append(
+                "⚑ protected: " if keeps else "⚠ at risk: ",
+                style="bold cyan" if keeps else "bold yellow",
+            )
             start = risk.cell_len
             for shown, (name, dropped) in enumerate(names.items()):
                 word = ("✗ " if dropped else "") + one_line(name, 40)
@@ -1002,7 +1016,13 @@ class InspectorScreen(DrawsFirst):
         insp = self.inspection
         line = Text()
         if trial.refused:
+            # one short line, whatever the pass would drop: the list is in the refusal dialog
+            # (c) and under u, where it scrolls
             line.append(f" refused {trial.code} ", style="bold white on red")
+            if trial.code in KEEPS:
+                line.append(f"  {refusal_summary(trial, self.read_only is None)}")
+                line.append("  (c explains · u lists the rules)", style="dim")
+                return line
             line.append(f"  {clean(trial.message)}")
             if trial.way_out:
                 way = way_out(trial, insp.path, self.pad_format)
@@ -1112,18 +1132,25 @@ class InspectorScreen(DrawsFirst):
     def action_externalize(self) -> None:
         if not self._need_version():
             return
+        trial = self.inspection.trial
+        if trial is not None and trial.code in KEEPS and self.read_only is None:
+            # a trial refused for what strict keeps: x is its way out, whatever is selected
+            snapshot = self.inspection.current.snapshot
+            self.write_externalize(snapshot, to_seal(trial))
+            return
         pane = self.focused if isinstance(self.focused, EntryPane) else None
         row = pane.selected_row if pane is not None else None
         if row is None or row.pending:
             self.notify("Select an entry in a pane first.")
             return
         e = row.entry
+        holds = {r.entry.index for r in self._unsealed_rules() or ()}
         if e.sealed:
             self.notify(f"{clean(e.label)} is already sealed.")
-        elif not e.protected:
+        elif not e.protected and e.index not in holds:
             self.notify(
-                f"{clean(e.label)} is a {clean(e.kind)}: only constraints, negative "
-                "facts and loss records are externalized.",
+                f"{clean(e.label)} is a {clean(e.kind)} that holds no rule: only rules, "
+                "constraints, negative facts and loss records are sealed.",
                 severity="warning",
             )
         else:
@@ -1140,9 +1167,11 @@ class InspectorScreen(DrawsFirst):
 
     @work(exclusive=True, group="write", thread=True, description="externalize")
     def write_externalize(self, snapshot: Snapshot, labels: list[str]) -> None:
+        rule_map = self.inspection.rule_map
+        what = ", ".join(labels) if len(labels) <= 3 else f"{len(labels)} entries"
         self._write(
-            lambda: sealing.externalize(snapshot, labels, journal=self.journal),
-            "externalized " + ", ".join(labels),
+            lambda: sealing.externalize(snapshot, labels, journal=self.journal, rule_map=rule_map),
+            "sealed " + what,
         )
 
     def _write(self, commit: Callable[[], Snapshot], what: str) -> None:
@@ -1304,6 +1333,25 @@ class InspectorScreen(DrawsFirst):
             found = letta.limits(pad, dict(zip((e.index for e in pad.entries), costs, strict=True)))
             self._limits = (key, found)
         return self._limits[1]
+
+
+KEEPS = ("PROTECTED_KIND_WOULD_DROP", "RULE_WOULD_DROP")
+
+
+def refusal_summary(trial: Plan, writable: bool = True) -> str:
+    """A refused trial in a few words: for what strict keeps, how many rules (or protected
+    entries) would drop and the key that seals them (``refused: 12 rules would drop · x
+    seals them``); else its message, cut short."""
+    if trial.code not in KEEPS:
+        return one_line(trial.message, 120)
+    lost = sum(r.dropped for r in trial.rules_at_risk)
+    protected = sum(e.protected and not e.sealed for e in trial.dropped)
+    if trial.code == "RULE_WOULD_DROP" or not protected:
+        what = f"{lost} rule{'s' if lost != 1 else ''}"
+    else:
+        what = f"{protected} protected entr{'ies' if protected != 1 else 'y'}"
+    keys = f" · x seals {'it' if len(trial.to_seal) == 1 else 'them'}" if writable else ""
+    return f"refused: {what} would drop{keys}"
 
 
 def _rows_after(

@@ -37,6 +37,14 @@ REFUSALS = {
         "what already failed. Move them into the sealed region first (externalize), then "
         "compact the rest."
     ),
+    "RULE_WOULD_DROP": (
+        "This pass would drop entries that hold rules: under a heading that names rules "
+        "(## Rules, ## Lessons, ## User Preferences ...), or saying never, always, must, do "
+        "not, only ... in their own words. Strict keeps every rule wherever it lives. Seal "
+        "them where they stand (x: in a Markdown memory file a <!-- sealed --> marker at the "
+        "end of the entry, which the agent still reads under its heading), then compact the "
+        "rest; if the rules alone are over the budget, the budget must go up."
+    ),
     "RECORD_WOULD_NOT_FIT": (
         "The pass cannot afford the record of its own loss: the sealed region plus the loss "
         "record this pass must append is over budget. A rewrite that consumes the budget "
@@ -62,12 +70,34 @@ def way_out(plan: Plan, path: str, fmt: str | None = None, *, dialog: bool = Fal
     agent_file = letta.is_agent_file(path, fmt)
     text = (letta.way_out(plan, "PATH") if agent_file else plan.way_out) or ""
     if _EXTERNALIZE_COMMAND.search(text):
-        pad = plan.source
-        names = ", ".join(pad.name_of(e) for e in plan.dropped if e.protected and not e.sealed)
+        names = sealed_names(plan)
         keys = "x seals" if dialog else "c, then x, seals"
         text = _EXTERNALIZE_COMMAND.sub(lambda _m: f": {keys} {names}", text)
     keys = "b trials at it" if dialog else "b types it, ] raises the budget 10 %"
     return _BUDGET_COMMAND.sub(lambda _m: f": {keys}", text)
+
+
+KEEPS = ("PROTECTED_KIND_WOULD_DROP", "RULE_WOULD_DROP")
+_NAMES_SHOWN = 3  # entries a way out names, before it counts them
+
+
+def to_seal(plan: Plan) -> list[str]:
+    """The entries a refusal's way out seals, by the names that pick each alone: what strict
+    keeps (``Plan.to_seal``), or under the seed policy the protected entries it drops."""
+    pad = plan.source
+    if plan.code in KEEPS:
+        return [pad.name_of(e) for e in plan.to_seal]
+    if plan.code == "NO_LOSS_RECORD":
+        return [pad.name_of(e) for e in plan.dropped if e.protected and not e.sealed]
+    return []
+
+
+def sealed_names(plan: Plan) -> str:
+    """Those entries in a few words: their names, or past a few, how many."""
+    names = to_seal(plan)
+    if len(names) > _NAMES_SHOWN:
+        return f"{len(names)} entries"
+    return ", ".join(names)
 
 
 def rule_line(r: RuleAtRisk, dropped: bool | None = None) -> Text:
@@ -237,10 +267,7 @@ class RefusalScreen(ModalScreen[WayOut | None]):
 
     @property
     def protected(self) -> list[str]:
-        if self.plan.code not in ("PROTECTED_KIND_WOULD_DROP", "NO_LOSS_RECORD"):
-            return []
-        pad = self.plan.source  # (names that pick the entry even when ids repeat)
-        return [pad.name_of(e) for e in self.plan.dropped if e.protected and not e.sealed]
+        return to_seal(self.plan)
 
     def compose(self) -> ComposeResult:
         p = self.plan
@@ -254,17 +281,22 @@ class RefusalScreen(ModalScreen[WayOut | None]):
                 with Horizontal(classes="buttons"):
                     if self.protected:
                         yield Button(  # ids are pad text: a Text, never parsed as markup
-                            Text(f"Externalize {clean(', '.join(self.protected))} (x)"),
+                            Text(f"Seal {clean(sealed_names(p))} (x)"),
                             variant="warning",
                             id="externalize",
                             compact=True,
                         )
-                    if p.fits_at is not None:
+                    if p.fits_at is not None and code not in KEEPS:
                         yield Button(f"Trial at budget {p.fits_at} (b)", id="budget", compact=True)
                     yield Button("Close (esc)", id="close", compact=True)
                 yield Static(Text("w: why this matters", style="dim"), classes="keys")
             with VerticalScroll(classes="body"):
                 yield Static(Text(clean(p.message)))
+                lost = [r for r in p.rules_at_risk if r.dropped] if code in KEEPS else []
+                if lost:  # every rule the pass would drop, one a line (the body scrolls)
+                    rules = Text(f"Rules this pass would drop ({len(lost)}):\n", style="bold")
+                    rules.append_text(Text("\n").join(rule_line(r) for r in lost))
+                    yield Static(rules, id="refused-rules")
                 yield Static(Text(REFUSALS.get(code, "")), classes="explain")
 
     def action_why(self) -> None:
@@ -281,7 +313,7 @@ class RefusalScreen(ModalScreen[WayOut | None]):
 
     @on(Button.Pressed, "#budget")
     def action_budget(self) -> None:
-        if self.plan.fits_at is not None:
+        if self.plan.fits_at is not None and self.plan.code not in KEEPS:
             self.dismiss(WayOut(budget=self.plan.fits_at))
 
     @on(Button.Pressed, "#close")

@@ -59,7 +59,8 @@ class Row:
     pending: bool = False  # the trial would append it (the loss record)
     focus: bool = False  # the drop the stepper is on
     finding: str | None = None  # a critical finding of the last rewrite that names it
-    rules: int = 0  # in a trial: the rules in it, unsealed, that a pass may drop
+    rules: int = 0  # the rules in it, unsealed: strict keeps them, the seed policy may drop them
+    keeps: bool = False  # the policy is strict: the rules are protected
     limit: tuple[int, int] | None = None  # a Letta block: its characters, and its limit
 
     @classmethod
@@ -95,7 +96,10 @@ def _head(row: Row) -> list[tuple[str, str]]:
     if row.rules:
         what = f"{row.rules} rule{'s' if row.rules > 1 else ''}"
         if row.dropped:
-            pieces.append((f"  ⚑ {what} dropped", "bold red"))
+            tell = "would drop: refused" if row.keeps else "dropped"
+            pieces.append((f"  ⚑ {what} {tell}", "bold red"))
+        elif row.keeps:
+            pieces.append((f"  ⚑ {what} · protected", "bold cyan"))
         else:
             pieces.append((f"  ⚑ {what} at risk", "yellow"))
     if row.pending:

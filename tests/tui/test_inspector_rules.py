@@ -17,7 +17,6 @@ from padtui.tui import inspector as inspector_module
 from padtui.tui.screens import CommitScreen, RefusalScreen, RulesScreen
 from tests.tui.conftest import WAIT, Harness, copy_sample, inspector, plain
 
-NOTES = "compactable-notes.jsonl"  # drops #74, #75, h-1; h-1 holds a rule ("... only ...")
 RETRY = "retry-5xx-under-pressure.json"  # refused: the pass would drop constraint c-retry
 
 
@@ -25,8 +24,9 @@ def screen_is(h: Harness, kind: type) -> bool:
     return isinstance(h.app.screen, kind)
 
 
-def memory(tmp_path: Path) -> Path:
-    """A pad as agents keep memory: rules under a preferences heading and in a note."""
+def memory(tmp_path: Path, budget: int = 180) -> Path:
+    """A pad as agents keep memory: rules under a preferences heading and in a note (at
+    170 the seed policy, which appends no loss record, drops the long note too)."""
     folder = tmp_path / "pads"
     folder.mkdir(exist_ok=True)
     path = folder / "memory.json"
@@ -37,7 +37,7 @@ def memory(tmp_path: Path) -> Path:
         {"kind": "note", "text": "Next: check the totals.", "id": "n-next"},
     ]
     # a few tokens over budget: first fit drops the long note whole
-    path.write_text(json.dumps({"budget_tokens": 180, "entries": entries}), encoding="utf-8")
+    path.write_text(json.dumps({"budget_tokens": budget, "entries": entries}), encoding="utf-8")
     return path
 
 
@@ -47,27 +47,33 @@ def standing(h: Harness) -> str:
 
 
 async def test_the_trial_marks_and_counts_the_rules_at_risk(tmp_path: Path) -> None:
-    pad = memory(tmp_path)
+    pad = memory(tmp_path, 170)
     async with inspector(pad, watch=False) as h:
-        assert "rule" not in h.row("rewritable", "pref-fr").split("\n")[0]  # no trial yet
+        # a rule in the rewritable pane is marked protected (strict keeps it), trial or not
+        assert "⚑ 1 rule · protected" in h.row("rewritable", "pref-fr").split("\n")[0]
+        assert "⚑" not in h.row("rewritable", "n-status")
         await h.pilot.press("t")
         trial = h.app.inspection.trial
         assert trial is not None and [e.label for e in trial.dropped] == ["n-log"]
-        # the line under the gauge: the rules a pass may drop, and what this one drops of them
-        assert "1 dropped by this pass  (2 unsealed rules a pass may drop · u lists them)" in (
+        assert trial.code == "RULE_WOULD_DROP"
+        # the line under the gauge: the rules strict keeps, and what this pass would drop
+        assert "1 would drop  (2 unsealed rules strict keeps · x seals one · u lists them)" in (
             standing(h)
         )
         assert "rules at risk" not in h.status  # (said once, there)
-        # the first line of each row: a rule at risk, kept or dropped by the trial
-        assert "⚑ 1 rule at risk" in h.row("rewritable", "pref-fr").split("\n")[0]
-        assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
+        # the first line of each row: a rule kept, or one the refused pass would drop
+        assert "⚑ 1 rule · protected" in h.row("rewritable", "pref-fr").split("\n")[0]
+        assert "⚑ 1 rule would drop: refused" in h.row("rewritable", "n-log").split("\n")[0]
         assert "⚑" not in h.row("rewritable", "n-status")
-        # stepped back to before the drop: the rule is at risk, not dropped
+        # under the seed policy the pass goes through: the rule is dropped ...
+        await h.pilot.press("s")
+        assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
+        # ... and stepped back to before the drop, it is at risk, not dropped
         await h.pilot.press("p")
         assert "⚑ 1 rule at risk" in h.row("rewritable", "n-log").split("\n")[0]
         assert "dropped by this pass" not in standing(h)
         await h.pilot.press("escape")
-        assert "⚑" not in h.status and "⚑" not in h.row("rewritable", "pref-fr")
+        assert "⚑" not in h.status
 
 
 async def test_u_lists_every_rule_at_risk_the_dropped_ones_first(tmp_path: Path) -> None:
@@ -89,14 +95,14 @@ async def test_u_lists_every_rule_at_risk_the_dropped_ones_first(tmp_path: Path)
 
 
 async def test_the_commit_confirmation_names_the_rules_it_drops(tmp_path: Path) -> None:
-    pad = copy_sample(tmp_path, NOTES)
+    pad = memory(tmp_path, 170)
     async with inspector(pad, watch=False) as h:
-        await h.pilot.press("t", "c")
+        await h.pilot.press("s", "t", "c")  # (the seed policy: strict never drops a rule)
         assert screen_is(h, CommitScreen)
         dialog = h.dialog_text()
-        assert "drops 1 of 1 rules at risk" in dialog
+        assert "drops 1 of 2 rules at risk" in dialog
         assert "Rules this commit drops (1):" in dialog
-        assert "✗ h-1  restriction   The render cache on fra-2 keys pages by SKU only" in dialog
+        assert "✗ n-log  prohibition   Never deploy on Fridays." in dialog
         await h.pilot.press("n")
 
 
@@ -108,7 +114,7 @@ async def test_a_large_pad_finds_its_rules_in_a_thread(
     async with inspector(pad, watch=False) as h:
         await h.pilot.press("t")
         await h.until(lambda: "2 unsealed rules" in standing(h), "the rules found in a thread")
-        assert "⚑ 1 rule dropped" in h.row("rewritable", "n-log").split("\n")[0]
+        assert "⚑ 1 rule would drop" in h.row("rewritable", "n-log").split("\n")[0]
 
 
 async def test_the_first_versions_rules_are_sought_once_it_is_drawn(
@@ -175,9 +181,9 @@ async def test_a_search_for_a_version_gone_by_does_not_undo_the_current_ones(
 async def test_the_status_says_when_the_pass_drops_far_more_than_the_overrun(
     tmp_path: Path,
 ) -> None:
-    pad = memory(tmp_path)
+    pad = memory(tmp_path, 170)
     async with inspector(pad, watch=False) as h:
-        await h.pilot.press("t")
+        await h.pilot.press("s", "t")  # (the seed policy: strict refuses to drop the rule)
         trial = h.app.inspection.trial
         assert trial is not None and trial.over_dropping
         over = next(line for line in h.status.splitlines() if line.startswith("over-dropping"))
@@ -189,15 +195,18 @@ async def test_the_way_out_names_the_inspectors_own_keys(tmp_path: Path) -> None
     pad = copy_sample(tmp_path, RETRY, "my pad.json")
     async with inspector(pad, watch=False) as h:
         await h.pilot.press("t")
-        assert (
-            "way out: externalize them into the sealed region first: c, then x, seals c-retry"
-            in h.status
-        )
+        # one short line: how many would drop, and the key that seals them
+        assert "refused: 1 protected entry would drop · x seals them" in h.status
+        trial = h.app.inspection.trial
+        assert trial is not None and "c-retry" in [e.label for e in trial.to_seal]
+        n = len(trial.to_seal)  # (c-retry, and the rules a pass would drop once it is sealed)
         await h.pilot.press("c")
         assert screen_is(h, RefusalScreen)
         dialog = h.dialog_text()
-        assert "Way out: externalize them into the sealed region first: x seals c-retry" in dialog
+        assert f"Way out: externalize them into the sealed region first: x seals {n} entries" in (
+            dialog
+        )
         assert "padtui" not in dialog and "padtui" not in h.status  # no shell command
         buttons = [str(b.label) for b in h.app.screen.query(Button)]
-        assert buttons == ["Externalize c-retry (x)", "Close (esc)"]  # no budget to try
+        assert buttons == [f"Seal {n} entries (x)", "Close (esc)"]  # no budget to try
         await h.pilot.press("escape")
