@@ -906,7 +906,6 @@ def _strict(ctx: _Planning, now: datetime, advise: bool = True) -> Plan:
         )
         if got.form in TEXT_FORMS and COUNTS not in ctx.forms:
             way_out += " (this format keeps no drops field: its text names each entry)"
-        way_out += _budget_advice(ctx, fits_at)
         if pad.sealed and got.cost <= budget:
             short = sealed_cost + got.cost - budget
             way_out += (
@@ -914,6 +913,8 @@ def _strict(ctx: _Planning, now: datetime, advise: bool = True) -> Plan:
                 f"{'entry' if len(pad.sealed) == 1 else 'entries'}, {sealed_cost} tokens) "
                 f"by {short} tokens"
             )
+        # (the command ends the line: pasted from "padtui" on, nothing else comes with it)
+        way_out += _budget_advice(ctx, fits_at)
         plan = ctx.make(
             kept,
             dropped,
