@@ -56,26 +56,31 @@ def one_error_line(err: str, path: Path) -> str:
 
 def test_check_a_markdown_pad(capsys) -> None:
     code, report = run_json(capsys, "check", str(MD))
-    assert code == 0 and report["verdict"] == "compactable"
+    # the notes hold rules ("delete neither without her", "... only"): strict keeps them
+    assert code == 1 and report["code"] == "RULE_WOULD_DROP"
     assert report["budget"] == 345  # from the front matter
-    assert report["dropped"] == ["n-3", "n-4", "h-1"]
+    assert set(report["to_seal"]) & set(report["dropped"])
+    assert {"n-3", "n-5"} & set(report["to_seal"])
     assert "limits" not in report
     code, out, _err = run(capsys, "check", str(MD))
-    assert code == 0 and "would drop 3 entries" in out
+    assert code == 1 and "the pass would drop " in out
 
 
 def test_compact_write_on_a_markdown_pad_changes_only_what_it_means_to(
     tmp_path: Path, capsys
 ) -> None:
     path = copy(tmp_path, MD)
-    before = path.read_text()
+    code, report = run_json(capsys, "compact", str(path), "--write")
+    assert code == 1 and report["written"] is False  # (the rule in n-3: seal it first)
+    code, _ = run_json(capsys, "externalize", str(path), *report["to_seal"])
+    assert code == 0
+    sealed = path.read_text()
     code, report = run_json(capsys, "compact", str(path), "--write")
     assert code == 0 and report["written"] is True
-    after = path.read_text()
-    dropped = [
-        line for line in before.splitlines() if line.endswith(("{#n-3}", "{#n-4}", "{#h-1}"))
-    ]
-    assert len(dropped) == 3 and not any(line in after for line in dropped)
+    before, after = sealed, path.read_text()
+    ends = tuple(f"{{#{label}}}" for label in report["dropped"])
+    dropped = [line for line in before.splitlines() if line.endswith(ends)]
+    assert dropped and len(dropped) == len(ends) and not any(line in after for line in dropped)
     added = [line for line in after.splitlines() if line not in before.splitlines()]
     assert len(added) == 2 and added[0] == "## Loss records (sealed)"
     assert added[1].startswith(f"- {report['loss_record']} {{#loss-")
@@ -85,7 +90,9 @@ def test_compact_write_on_a_markdown_pad_changes_only_what_it_means_to(
         assert keep in after
     code, report = run_json(capsys, "check", str(path))
     assert code == 0 and report["verdict"] == "fits"
-    code, out, _ = run(capsys, "audit", str(MD), str(path))
+    old = tmp_path / "sealed.md"
+    old.write_text(sealed)
+    code, out, _ = run(capsys, "audit", str(old), str(path))
     assert code == 0 and out.splitlines()[0].endswith(": compaction")
 
 
@@ -222,8 +229,10 @@ def test_check_an_agent_file_shows_limits_in_characters_and_tokens(capsys) -> No
 
 def test_a_refused_agent_file_points_to_letta_not_to_externalize(capsys) -> None:
     code, report = run_json(capsys, "check", str(AF), "--budget", "120")
-    assert code == 1 and report["code"] == "PROTECTED_KIND_WOULD_DROP"
-    assert "escalation_rules" in report["way_out"] and "read_only" in report["way_out"]
+    assert code == 1
+    assert report["code"] in ("PROTECTED_KIND_WOULD_DROP", "RULE_WOULD_DROP")
+    assert report["to_seal"] and "read_only" in report["way_out"]
+    assert report["way_out"].endswith(": " + " ".join(report["to_seal"]))
     assert "padtui externalize" not in report["way_out"]
     code, out, _ = run(capsys, "check", str(AF), "--budget", "120")
     assert out.splitlines()[-1].startswith("way out: in Letta, make these blocks read_only")
