@@ -267,3 +267,21 @@ def test_generated_markdown_memory_never_loses_a_rule(
     after = store.read(str(path)).pad
     assert old <= rule_texts(after)
     assert audit(before, after, COUNTER).verdict != "corruption"
+
+
+def test_the_readme_claude_md_does_what_the_readme_says(tmp_path: Path) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Strict keeps every rule: sealing in place", 1)[1]
+    before, after_sealing = re.findall(r"```md\n(.*?)```", section, re.S)[:2]
+    path = write(tmp_path, "CLAUDE.md", before)
+    snap = store.read(str(path))
+    got = plan(snap.pad, 140, "strict", COUNTER, now=NOW, fmt="md")
+    assert got.code == "RULE_WOULD_DROP" and got.rules_need == 59
+    assert got.way_out == "seal them where they stand: padtui externalize PATH '#3' '#4' '#5' '#6'"
+    snap = sealing.externalize(snap, ["#3", "#4", "#5", "#6"], journal=False)
+    assert after_sealing in path.read_text(encoding="utf-8")
+    got = plan(snap.pad, 140, "strict", COUNTER, now=NOW, fmt="md")
+    assert got.verdict == "compactable"
+    assert [e.kind for e in got.dropped] == ["preamble", "architecture", "status"]
+    store.commit(snap, got, journal=False)
+    assert audit(snap.pad, store.read(str(path)).pad, COUNTER).verdict == "compaction"
