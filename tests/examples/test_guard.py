@@ -299,3 +299,20 @@ def test_bad_input_and_agent_files_are_exit_2(tmp_path: Path) -> None:
     done = run_cli(str(af), "--budget", "200")
     assert done.returncode == 2 and "writing back to .af is not supported" in done.stderr
     assert af.read_bytes() == before
+
+
+def test_the_rules_of_a_claude_md_are_sealed_where_they_stand_then_it_compacts(
+    tmp_path: Path,
+) -> None:
+    from padtui.core.rules import find_rules
+    from tests.memory_files import CLAUDE_MD
+
+    path = tmp_path / "CLAUDE.md"
+    path.write_text(CLAUDE_MD, encoding="utf-8")
+    old = formats.load(str(path)).pad
+    assert padtui.plan(old, 240, fmt="md").code == "RULE_WOULD_DROP"
+    result = guard.guarded_compact(str(path), 240)
+    assert result.committed and result.externalized  # sealed instead of dropped
+    new = formats.load(str(path)).pad
+    assert {old.entries[r.entry].text for r in find_rules(old)} <= {e.text for e in new.entries}
+    assert path.read_text(encoding="utf-8").count("<!-- sealed -->") == len(result.externalized)

@@ -267,3 +267,25 @@ async def test_a_letta_agent_file_is_checked_but_never_written(tmp_path: Path) -
     assert report["limits"]  # Letta's blocks, in characters beside tokens
     assert str(agent) in refused
     assert agent.read_bytes() == source.read_bytes()
+
+
+async def test_compact_on_a_claude_md_keeps_its_rules_and_names_the_call_that_seals(
+    tmp_path: Path,
+) -> None:
+    from tests.memory_files import CLAUDE_MD
+
+    pad = tmp_path / "CLAUDE.md"
+    pad.write_text(CLAUDE_MD, encoding="utf-8")
+    async with served(tmp_path, pad) as session:
+        first = await call(session, "compact", path=str(pad), budget=200)
+        assert first["code"] == "RULE_WOULD_DROP" and first["token"] is None
+        assert first["written"] is False and pad.read_text(encoding="utf-8") == CLAUDE_MD
+        way = first["way_out_call"]
+        assert way["tool"] == "externalize" and way["arguments"]["ids"] == first["to_seal"]
+        sealed = await call(session, "externalize", **way["arguments"])
+        assert sealed["written"] is True
+        again = await call(session, "compact", path=str(pad), budget=200)
+    assert again["code"] not in ("RULE_WOULD_DROP", "PROTECTED_KIND_WOULD_DROP")
+    text = pad.read_text(encoding="utf-8")
+    assert text.count("<!-- sealed -->") == len(first["to_seal"])
+    assert text.replace(" <!-- sealed -->", "") == CLAUDE_MD  # sealed where they stand
