@@ -962,6 +962,11 @@ def _keeps_protected(
         f", over the budget of {budget}" if rules_need > budget else ""
     )
     after = f" (then a strict pass goes through at a budget of {fits_at})" if fits_at else ""
+    if fits_at is not None and fits_at >= ctx.total:
+        after = (
+            f" (then no strict pass goes through below the pad's own size, {ctx.total} tokens: "
+            "the rules and the record of what a pass drops fill it)"
+        )
     protected = [e for e in lost if e.protected]
     if protected:
         way_out = "externalize them into the sealed region first"

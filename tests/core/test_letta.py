@@ -327,7 +327,7 @@ def test_every_write_is_refused_in_one_line(tmp_path: Path) -> None:
     path = write(tmp_path, agent_file())
     before = path.read_bytes()
     snap = store.read(str(path), journal=True)
-    trial = plan(snap.pad, 150)
+    trial = plan(snap.pad, 150, "seed")  # (strict keeps the blocks' rules: it refuses)
     assert trial.verdict == "compactable"
     attempts = [
         lambda: store.commit(snap, trial),
