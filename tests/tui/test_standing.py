@@ -107,12 +107,13 @@ async def test_the_unsealed_rules_at_risk_are_named_under_the_gauge(tmp_path: Pa
     pad = copy_sample(tmp_path, RETRY)
     async with inspector(pad) as h:
         text = standing(h)
-        assert text.startswith("⚠ at risk: c-retry, ")  # the unsealed constraint first
-        assert "u lists them" in text
-        assert "⚠ at risk: c-retry" in h.screen_text()
+        # (strict keeps them: protected; the unsealed constraint first)
+        assert text.startswith("⚑ protected: c-retry, ")
+        assert "u lists them" in text and "strict keeps" in text
+        assert "⚑ protected: c-retry" in h.screen_text()
         lines = h.screen_text().splitlines()
         gauge = next(i for i, line in enumerate(lines) if "4086/4000 tok" in line)
-        assert "at risk: c-retry" in lines[gauge + 1]  # just under the gauge
+        assert "protected: c-retry" in lines[gauge + 1]  # just under the gauge
         await h.pilot.press("t")  # in a trial: those the preview drops are marked
         assert "✗ c-retry" in standing(h)
         await h.pilot.press("escape")
@@ -123,7 +124,9 @@ async def test_the_unsealed_rules_at_risk_are_named_under_the_gauge(tmp_path: Pa
                 e["sealed"] = True
         write_atomic(pad, json.dumps(doc, indent=2))
         await h.until(lambda: h.app.inspection.current.number == 2, "the agent's version")
-        assert "at risk" in standing(h) and "c-retry" not in standing(h)
+        assert "protected" in standing(h) and "c-retry" not in standing(h)
+        await h.pilot.press("s")  # under the seed policy the same rules are at risk
+        assert standing(h).startswith("⚠ at risk: ")
 
 
 async def test_a_large_pad_names_its_rules_at_risk_once_found(tmp_path: Path) -> None:
@@ -134,7 +137,7 @@ async def test_a_large_pad_names_its_rules_at_risk_once_found(tmp_path: Path) ->
     pad.write_text(json.dumps({"entries": [*notes, rule]}), encoding="utf-8")
     async with inspector(pad, watch=False) as h:
         await h.until(lambda: "c-late" in standing(h), "the rules at risk of a large pad")
-        assert standing(h).startswith("⚠ at risk: c-late")
+        assert standing(h).startswith("⚑ protected: c-late")
 
 
 # --- the trial's figures -----------------------------------------------------------------------
