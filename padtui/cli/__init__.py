@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from padtui.cli import commands
 from padtui.cli.outcome import BAD, FOUND, OK, Outcome, UsageError
-from padtui.cli.parser import COMMANDS, build_parser
+from padtui.cli.parser import COMMANDS, build_parser, is_path, unknown_command
 from padtui.cli.render import fail, show
 from padtui.core.errors import EncodingUnavailable, PadError
 
@@ -92,6 +92,8 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
             else:
                 return show(sample()), False
         if not argv[0].startswith("-") and argv[0] not in COMMANDS:
+            if not is_path(argv[0]):
+                raise UsageError(unknown_command(argv[0]))
             argv = ["watch", *argv]
         parser = build_parser(argv[0] if argv[0] in COMMANDS else None)
         try:

@@ -29,6 +29,27 @@ COMMANDS = (
 )
 
 
+def is_path(word: str) -> bool:
+    """Is the first word of a command line a pad (``padtui PATH``) rather than a command?
+    It is when it names something that exists, or reads as a file's name: it holds a path
+    separator or a dot (``pad.json``, ``./notes``, ``CLAUDE.md``). A bare word that is
+    neither (``chek``, ``frobnicate``) is taken for a mistyped command."""
+    import os
+
+    seps = {os.sep, os.altsep} - {None}
+    return "." in word or any(s in word for s in seps) or os.path.lexists(word)
+
+
+def unknown_command(word: str) -> str:
+    """The one line for a first word that is neither a command nor a path: the nearest
+    command when one is near (``chek``: check)."""
+    import difflib
+
+    near = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]}?" if near else f"the commands: {', '.join(COMMANDS)}"
+    return f"unknown command {word!r} — {hint} (padtui PATH opens a pad; see `padtui --help`)"
+
+
 def rule_map(args: argparse.Namespace) -> RuleMap | None:
     """The places of rules ``--rule-heading`` and ``--only-rule-headings`` ask for (None:
     padtui's own)."""
