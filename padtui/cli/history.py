@@ -71,7 +71,21 @@ def history(args: argparse.Namespace) -> Outcome:
     text = history_text(
         args.path, journal.path, rows, on_disk, current, journal.damage(), journal.lost()
     )
-    return Outcome(code, text=text + outstanding_text(rows, acks, [r.version.n for r in waiting]))
+    numbers = [r.version.n for r in waiting]
+    return Outcome(code, text=text + outstanding_text(rows, acks, numbers, _command(args)))
+
+
+def _command(args: argparse.Namespace) -> str:
+    """``padtui history`` on this pad as it was asked for (its path, and the options that
+    find the same pad and journal), shell-quoted: the start of the commands suggested."""
+    import shlex
+
+    words = ["padtui", "history", args.path]
+    if args.format is not None:
+        words += ["--format", args.format]
+    if args.journal is not None:
+        words += ["--journal", args.journal]
+    return shlex.join(words)
 
 
 def _acknowledge(journal: Journal, rows: Sequence[HistoryRow], n: int) -> None:

@@ -61,7 +61,11 @@ def fail(message: str, argv: Sequence[str]) -> int:
 # --- the text of `padtui history` ------------------------------------------------------------
 
 
-def outstanding_text(rows: Sequence[HistoryRow], acks: set[int], waiting: Sequence[int]) -> str:
+def outstanding_text(
+    rows: Sequence[HistoryRow], acks: set[int], waiting: Sequence[int], command: str
+) -> str:
+    """What was acknowledged, what is outstanding, and the commands that deal with it
+    (``command``: ``padtui history`` with the pad's path and options, shell-quoted)."""
     alarmed = [r.version.n for r in rows if r.verdict in ("corruption", "undeclared_loss")]
     done = [n for n in alarmed if n in acks]
     lines = []
@@ -69,10 +73,16 @@ def outstanding_text(rows: Sequence[HistoryRow], acks: set[int], waiting: Sequen
         lines.append("acknowledged: " + ", ".join(f"version {n}" for n in done))
     if waiting:
         listed = ", ".join(map(str, waiting))
-        lines.append(
-            f"outstanding corruption: version{'s' if len(waiting) > 1 else ''} {listed} "
-            f"(`--ack N` acknowledges one; a restore of the version before undoes it)"
-        )
+        lines.append(f"outstanding corruption: version{'s' if len(waiting) > 1 else ''} {listed}")
+        acks_cmd = " ".join(f"--ack {n}" for n in waiting)
+        it = "them" if len(waiting) > 1 else "it"
+        lines.append(f"  `{command} {acks_cmd}` acknowledges {it}")
+        last = next(r for r in rows if r.version.n == waiting[-1])
+        if last.previous is not None:
+            lines.append(
+                f"  `{command} --restore {last.previous}` writes back version {last.previous}, "
+                f"the one before the corruption of version {last.version.n}"
+            )
     return "".join("\n" + line for line in lines)
 
 
@@ -85,8 +95,10 @@ def history_text(
     damage: Sequence[tuple[int, str]] = (),
     lost: Collection[int] = (),
 ) -> str:
+    from padtui.core.history import restored
     from padtui.core.text import one_line
 
+    back = restored(list(rows))
     lines = [f"history of {path} ({journal})"]
     if not rows:
         lines.append("  no versions journaled yet")
@@ -101,7 +113,9 @@ def history_text(
         tokens = "-" if r.tokens is None else str(r.tokens)
         mark = "  <- on disk" if v.n == on_disk else ""
         verdict = r.verdict
-        if r.audit is not None and r.audit.findings:
+        if v.n in back:  # (the user's own doing: not judged against the version it replaced)
+            verdict = f"restore of version {back[v.n]}"
+        elif r.audit is not None and r.audit.findings:
             codes = sorted({f.code for f in r.audit.findings})
             verdict += ": " + ", ".join(codes)
         lines.append(
@@ -119,9 +133,5 @@ def history_text(
         lines.append(
             f"damaged journal: line{'s' if len(damage) > 1 else ''} {where}{more} passed "
             f"over as unreadable{named}"
-        )
-    if any(r.verdict == "corruption" for r in rows):
-        lines.append(
-            "corruption in the history: `padtui history PATH --restore N` writes a version back"
         )
     return "\n".join(lines)

@@ -18,7 +18,7 @@ from padtui.core.journal import OWN_ORIGINS, Journal, Version
 from padtui.core.model import Pad
 from padtui.core.rules import RuleMap
 from padtui.core.tokens import counter_for
-from padtui.core.vocabulary import Verdict
+from padtui.core.vocabulary import Origin, Verdict
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,9 +64,10 @@ def outstanding(rows: list[HistoryRow], acknowledged: set[int]) -> list[HistoryR
     """The corruptions the user has not dealt with.
 
     A corruption is dealt with when the user acknowledged it, or undid it: a later version
-    written by padtui itself (a restore, most often) has the very bytes of the version the
-    corruption was audited against. A version padtui wrote is the user's own action: its
-    verdict is never outstanding (a restore of an older version drops what came after it)."""
+    has the very bytes of the version the corruption was audited against, whoever wrote it
+    (``history --restore``, or the file copied back by hand). A version padtui wrote is the
+    user's own action: its verdict is never outstanding (a restore of an older version drops
+    what came after it)."""
     sha = {r.version.n: r.version.sha256 for r in rows}
     out = []
     for i, r in enumerate(rows):
@@ -74,13 +75,23 @@ def outstanding(rows: list[HistoryRow], acknowledged: set[int]) -> list[HistoryR
         if r.verdict != Verdict.CORRUPTION or v.origin in OWN_ORIGINS or v.n in acknowledged:
             continue
         before = sha.get(r.previous) if r.previous is not None else None
-        if any(
-            later.version.origin in OWN_ORIGINS and later.version.sha256 == before
-            for later in rows[i + 1 :]
-        ):
+        if any(later.version.sha256 == before for later in rows[i + 1 :]):
             continue
         out.append(r)
     return out
+
+
+def restored(rows: list[HistoryRow]) -> dict[int, int]:
+    """For each version padtui wrote back (a restore), the earliest version whose bytes it
+    has, when the journal holds one."""
+    first: dict[str, int] = {}
+    found = {}
+    for r in rows:
+        v = r.version
+        if v.origin == Origin.RESTORE and first.get(v.sha256, v.n) < v.n:
+            found[v.n] = first[v.sha256]
+        first.setdefault(v.sha256, v.n)
+    return found
 
 
 def history(

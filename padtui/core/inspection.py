@@ -466,8 +466,11 @@ class Inspection:
             del self.versions[:gone]
             self.released += gone
         alarm = None
+        # the bytes of a version an alarm was audited against, back (a restore, or the file
+        # copied back by hand): that alarm is undone, whoever wrote them
+        self.undone |= {a.version.number for a in self.alarms if a.before == key}
         if origin in OWN:
-            self.undone |= {a.version.number for a in self.alarms if a.before == key}
+            pass
         elif (
             previous is not None
             and result is not None

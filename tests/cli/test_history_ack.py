@@ -16,9 +16,9 @@ from tests.cli.test_commands import run
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads" / "transitions"
 
 
-def corrupted(tmp_path: Path) -> Path:
+def corrupted(tmp_path: Path, name: str = "pad.json") -> Path:
     """A pad journaled as version 1, then corrupted (version 2, journaled by ``history``)."""
-    pad = tmp_path / "pad.json"
+    pad = tmp_path / name
     shutil.copyfile(SAMPLES / "retry-5xx-before.json", pad)
     store.read(str(pad), journal=True)
     shutil.copyfile(SAMPLES / "retry-5xx-after-condense.json", pad)
@@ -107,3 +107,43 @@ def test_an_ack_line_is_a_sound_journal_line(tmp_path) -> None:
     damaged = Journal.for_pad(str(pad))
     assert damaged.acknowledged() == set() and len(damaged.damage()) == 1
     assert len(damaged.versions()) == 2  # the versions are untouched
+
+
+def test_after_a_restore_history_names_it_and_shows_no_placeholder(tmp_path, capsys) -> None:
+    spaced = corrupted(tmp_path, "my pad.json")
+    code, out, _err = run(capsys, "history", str(spaced))
+    assert code == 1 and "PATH" not in out and "--restore N" not in out
+    quoted = f"padtui history '{spaced}'"
+    assert f"`{quoted} --ack 2` acknowledges it" in out
+    assert f"`{quoted} --restore 1` writes back version 1" in out
+    assert run(capsys, "history", str(spaced), "--restore", "1")[0] == 0
+    code, out, _err = run(capsys, "history", str(spaced))
+    restore_row = out.splitlines()[4]
+    assert code == 0 and restore_row.split()[:4][0] == "3" and "restore" in restore_row
+    assert "restore of version 1" in restore_row and "CONSTRAINT" not in restore_row
+    assert "outstanding" not in out and "--restore" not in out  # (nothing left to suggest)
+
+
+def test_a_copy_by_hand_of_the_version_before_ends_the_alarm(tmp_path, capsys) -> None:
+    pad = corrupted(tmp_path)
+    assert run(capsys, "history", str(pad))[0] == 1
+    shutil.copyfile(SAMPLES / "retry-5xx-before.json", pad)  # the original, copied back
+    code, out, _err = run(capsys, "history", str(pad), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["outstanding"] == [] and report["acknowledged"] == []
+    assert [(v["n"], v["origin"], v["verdict"]) for v in report["versions"]] == [
+        (1, "seen", "first"),
+        (2, "seen", "corruption"),
+        (3, "seen", "growth"),
+    ]
+
+
+def test_a_copy_by_hand_of_another_version_leaves_the_alarm(tmp_path, capsys) -> None:
+    """Only the version the corruption was audited against undoes it: a file with other
+    bytes (the same pad, saved with another indent) is a new version like any other."""
+    pad = corrupted(tmp_path)
+    assert run(capsys, "history", str(pad))[0] == 1
+    doc = json.loads((SAMPLES / "retry-5xx-before.json").read_text("utf-8"))
+    pad.write_text(json.dumps(doc, indent=4), encoding="utf-8")
+    code, out, _err = run(capsys, "history", str(pad))
+    assert code == 1 and "outstanding corruption: version 2" in out

@@ -323,3 +323,17 @@ async def test_older_versions_leave_their_bytes_to_the_journal_and_show_as_they_
         screen.query_one("#versions", OptionList).highlighted = 2  # version 2, against 1
         await h.until(lambda: "version 2" in detail(), "version 2's detail")
         assert "+ note n-0" in detail() and "n-1" not in detail()
+
+
+async def test_the_file_copied_back_by_hand_while_the_inspector_watches_ends_the_alarm(
+    tmp_path: Path,
+) -> None:
+    pad = copy_sample(tmp_path, BEFORE, "pad.json")
+    async with inspector(pad) as h:
+        write_atomic(pad, CONDENSED.read_bytes())
+        await h.until(lambda: h.noted("CORRUPTION"), "the corruption's notice")
+        assert len(h.app.inspection.outstanding) == 1
+        write_atomic(pad, (SAMPLES / BEFORE).read_bytes())  # the original, copied back by hand
+        await h.until(lambda: h.app.inspection.current.origin == "agent", "the copy")
+        await h.until(lambda: not h.app.inspection.outstanding, "the alarm undone")
+        await h.until(lambda: "⚠" not in h.topbar, "the top bar without the alarm")
