@@ -36,7 +36,7 @@ def is_path(word: str) -> bool:
     neither (``chek``, ``frobnicate``) is taken for a mistyped command."""
     import os
 
-    seps = {os.sep, os.altsep} - {None}
+    seps = [s for s in (os.sep, os.altsep) if s]
     return "." in word or any(s in word for s in seps) or os.path.lexists(word)
 
 
