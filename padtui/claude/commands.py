@@ -31,6 +31,15 @@ def add_parser(sub: SubParsers) -> None:
             help="the project's .claude/settings.json (default: the current folder's)",
         )
         where.add_argument("--user", action="store_true", help="the user's ~/.claude/settings.json")
+        where.add_argument(
+            "--local",
+            nargs="?",
+            const=".",
+            metavar="DIR",
+            help="the project's .claude/settings.local.json, this machine's alone (not "
+            "committed): the hooks name this interpreter by its path (default: the current "
+            "folder's project)",
+        )
         q.add_argument("--dry-run", action="store_true", help="print the change; write nothing")
         if name == "install":
             q.add_argument(
@@ -154,9 +163,13 @@ def _settings(args: argparse.Namespace, installing: bool) -> int:
     from padtui.claude import settings
     from padtui.cli.render import print_lines
 
-    path = settings.settings_path(args.project, args.user)
+    local = args.local is not None
+    path = settings.settings_path(args.local if local else args.project, args.user, local)
     if installing:
-        change = settings.plan_install(path, block=not args.no_block)
+        # the project's settings.json is shared (teams commit it): a command that works on
+        # every machine; the others are this machine's own
+        shared = not (local or args.user)
+        change = settings.plan_install(path, block=not args.no_block, portable=shared)
     else:
         change = settings.plan_uninstall(path)
     if args.dry_run:
@@ -170,9 +183,20 @@ def _settings(args: argparse.Namespace, installing: bool) -> int:
     settings.apply(change, installing)
     if installing:
         print_lines(f"{path}: padtui's PreCompact, PostCompact and SessionStart hooks added")
+        if shared and not _padtui_on_path():
+            print_lines(
+                "note: padtui is not on PATH here; the hooks then run `python3 -m padtui`, "
+                "which needs padtui in that python3 (or: padtui claude install --local)"
+            )
     else:
         print_lines(f"{path}: padtui's hooks removed")
     return 0
+
+
+def _padtui_on_path() -> bool:
+    import shutil
+
+    return shutil.which("padtui") is not None
 
 
 def cmd_install(args: argparse.Namespace) -> int:

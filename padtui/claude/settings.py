@@ -33,14 +33,28 @@ OURS = re.compile(r"padtui\S*\s+claude\s+(pre-compact|post-compact|session-start
 TIMEOUT = 30
 
 
-def settings_path(project: str | None, user: bool) -> str:
+def settings_path(project: str | None, user: bool, local: bool = False) -> str:
+    """The settings file: the project's ``.claude/settings.json`` (shared: teams commit
+    it), its ``.claude/settings.local.json`` (``local``: this machine's, not committed), or
+    the user's ``~/.claude/settings.json``."""
     if user:
         return os.path.join(os.path.expanduser("~"), ".claude", "settings.json")
-    return os.path.join(os.path.abspath(project or "."), ".claude", "settings.json")
+    name = "settings.local.json" if local else "settings.json"
+    return os.path.join(os.path.abspath(project or "."), ".claude", name)
 
 
-def command(hook: str) -> str:
-    return f"{shlex.quote(sys.executable)} -m padtui claude {hook}"
+def command(hook: str, *, portable: bool = False) -> str:
+    """The command line of ``hook`` (its name and options). ``portable`` (a file others use
+    too, on their machines): ``padtui`` as their PATH finds it, else the module under the
+    ``python3`` their PATH finds; never a path of this machine. Else this very
+    interpreter, by its absolute path (it works whatever PATH holds, on this machine
+    alone)."""
+    if not portable:
+        return f"{shlex.quote(sys.executable)} -m padtui claude {hook}"
+    return (
+        f"command -v padtui >/dev/null 2>&1 && exec padtui claude {hook} "
+        f"|| exec python3 -m padtui claude {hook}"
+    )
 
 
 @dataclass(frozen=True)
@@ -124,18 +138,25 @@ def _stash_path(path: str) -> str:
     return os.path.join(state_dir(), "claude", f"settings-{digest}.json")
 
 
-def plan_install(path: str, block: bool = True) -> Change:
+def plan_install(path: str, block: bool = True, portable: bool = False) -> Change:
+    """padtui's hooks added to the file at ``path``; those it holds already with another
+    command (another machine's path, an older form) take this one."""
     data, doc = _read(path)
     hooks = doc.setdefault("hooks", {})
     added = False
     for event, matcher, hook in HOOKS:
         groups = hooks.setdefault(event, [])
-        if any(_ours(g) for g in groups):
+        words = hook + (" --no-block" if hook == "pre-compact" and not block else "")
+        cmd = command(words, portable=portable)
+        entry = {"type": "command", "command": cmd, "timeout": TIMEOUT}
+        ours = [g for g in groups if _ours(g)]
+        if ours and all(g["hooks"] == [entry] for g in ours):
             continue
-        cmd = command(hook) + (" --no-block" if hook == "pre-compact" and not block else "")
-        groups.append(
-            {"matcher": matcher, "hooks": [{"type": "command", "command": cmd, "timeout": TIMEOUT}]}
-        )
+        if ours:
+            for g in ours:
+                g["hooks"] = [entry]
+        else:
+            groups.append({"matcher": matcher, "hooks": [entry]})
         added = True
     return Change(path, data, _dump(doc, data) if added else data)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -145,3 +146,87 @@ def test_user_settings(project: Path) -> None:
     assert result.returncode == 0, result.stderr
     path = project.parent / "home" / ".claude" / "settings.json"
     assert len(_ours(json.loads(path.read_text()), "PreCompact")) == 1
+
+
+def _commands(path: Path) -> list[str]:
+    doc = json.loads(path.read_text())
+    return [h["command"] for groups in doc["hooks"].values() for g in groups for h in g["hooks"]]
+
+
+def test_the_committed_settings_name_no_path_of_this_machine(project: Path) -> None:
+    """A team commits .claude/settings.json: its hooks must run on a teammate's machine,
+    where this machine's virtual environment is not."""
+    result = _run(project.parent, "install", "--project", str(project))
+    assert result.returncode == 0, result.stderr
+    text = (project / ".claude" / "settings.json").read_text()
+    for here in {sys.executable, sys.prefix, os.path.realpath(sys.executable), str(project)}:
+        assert here not in text
+    commands = _commands(project / ".claude" / "settings.json")
+    assert len(commands) == 3
+    for cmd in commands:
+        assert not any(word.startswith(("/", "~")) for word in shlex.split(cmd)), cmd
+    assert not (project / ".claude" / "settings.local.json").exists()
+
+
+def test_the_portable_command_runs_padtui_from_path_or_python3(project: Path) -> None:
+    """The committed command runs ``padtui`` from PATH, else ``python3 -m padtui``."""
+    assert _run(project.parent, "install", "--project", str(project)).returncode == 0
+    session_start = next(
+        c for c in _commands(project / ".claude" / "settings.json") if "session" in c
+    )
+    shims = project.parent / "shims"
+    shims.mkdir()
+    for name in ("padtui", "python3"):
+        shim = shims / name
+        log = project.parent / f"{name}.ran"
+        real = f'"{sys.executable}" -m padtui' if name == "padtui" else f'"{sys.executable}"'
+        shim.write_text(f'#!/bin/sh\necho "$@" > "{log}"\nexec {real} "$@"\n')
+        shim.chmod(0o755)
+    hook_input = json.dumps({"hook_event_name": "SessionStart", "source": "compact"})
+    for hidden, used in (((), "padtui"), (("padtui",), "python3")):
+        for name in hidden:
+            (shims / name).unlink()
+        env = dict(os.environ, PATH=f"{shims}:/usr/bin:/bin", HOME=str(project.parent / "home"))
+        env["XDG_STATE_HOME"] = str(project.parent / "state")
+        ran = subprocess.run(
+            ["sh", "-c", session_start],
+            input=hook_input,
+            env=env,
+            text=True,
+            capture_output=True,
+            timeout=60,
+            cwd=project,
+        )
+        assert ran.returncode == 0, ran.stderr
+        assert "claude session-start" in (project.parent / f"{used}.ran").read_text()
+
+
+def test_local_settings_name_this_interpreter_and_are_separate(project: Path) -> None:
+    result = _run(project.parent, "install", "--local", str(project))
+    assert result.returncode == 0, result.stderr
+    local = project / ".claude" / "settings.local.json"
+    assert "settings.local.json" in result.stdout
+    assert all(c.startswith(shlex.quote(sys.executable)) for c in _commands(local))
+    assert not (project / ".claude" / "settings.json").exists()
+    assert _run(project.parent, "uninstall", "--local", str(project)).returncode == 0
+    assert not local.exists()
+
+
+def test_install_again_makes_an_old_absolute_command_portable(project: Path) -> None:
+    path = project / ".claude" / "settings.json"
+    old = f"{sys.executable} -m padtui claude post-compact"
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostCompact": [
+                        {"matcher": "manual|auto", "hooks": [{"type": "command", "command": old}]}
+                    ]
+                }
+            }
+        )
+    )
+    assert _run(project.parent, "install", "--project", str(project)).returncode == 0
+    commands = _commands(path)
+    assert len(commands) == 3 and old not in commands
+    assert sys.executable not in path.read_text()
