@@ -73,7 +73,7 @@ from padtui.tui.keys import KeysFooter, help_and_quit
 from padtui.tui.screens import FLEET_HELP, HelpScreen
 from padtui.tui.turns import DrawsFirst, after_frame
 from padtui.tui.verdicts import verdict_style
-from padtui.tui.widgets import gauge_text
+from padtui.tui.widgets import cut_middle, gauge_text
 
 KEEP_VERSIONS = 16  # versions of each pad kept in memory (its journal keeps them all)
 # the newest journaled versions of each pad taken in when the fleet first reads it (enough to
@@ -96,20 +96,20 @@ SEVERITY = {
     "undeclared_loss": 3,
     "corruption": 4,
 }
-NAME_WIDTH = 40  # the pad column grows with the names, up to this
+NAME_WIDTH = 80  # the pad column grows with the names, up to this
+STATE_WIDTH = 100  # and the state column with what the pads' states say
 COLUMN_GAP = 2
-# how the columns give way in a narrow terminal, in turn, until the row fits: (column, the
-# width it shrinks to, 0 for gone). The worst verdict and the alarms never give way.
+# the pad's name and its state share what the other columns leave: the name whole when there
+# is room, the state at least this much of its own (a broken pad's reason is whole on the
+# status line when its row is chosen), the name cut in the middle when they do not fit
+STATE_AT_LEAST = 14
+# when the two have less than this, the other columns give way, in turn (column, the width
+# it shrinks to, 0 for gone). The worst verdict and the alarms never give way.
+SHARED_AT_LEAST = 30
 GIVE_WAY = (
-    ("pad", 16),
-    ("state", 20),
     ("gauge", 0),
-    ("state", 14),
-    ("pad", 10),
-    ("gap", 1),
-    ("state", 12),
-    ("pad", 8),
     ("changed", 0),
+    ("gap", 1),
     ("tokens", 0),
 )
 COLUMNS = (
@@ -119,8 +119,19 @@ COLUMNS = (
     ("changed", "last change", 11),
     ("worst", "worst verdict", 17),
     ("alarms", "alarms", 6),
-    ("state", "state", 36),
+    ("state", "state", None),
 )
+
+
+LIVE = "● live"
+
+
+def share(room: int, name: int, state: int) -> tuple[int, int]:
+    """``room`` cells for the pad's name and its state, which want ``name`` and ``state``:
+    the name first, whole if the state keeps ``STATE_AT_LEAST`` (or less, all it needs);
+    the state the rest."""
+    first = max(1, min(name, room - min(state, STATE_AT_LEAST)))
+    return first, max(1, room - first)
 
 
 def is_pad_name(name: str) -> bool:
@@ -190,6 +201,17 @@ class FleetPad:
         today = self.inspection.clock().astimezone().date()
         return local.strftime("%H:%M:%S" if local.date() == today else "%m-%d %H:%M")
 
+    def problem(self) -> str | None:
+        """Why padtui cannot read the pad, in full (None: it can, or it is being read, or
+        it is mid-write and its last good version stands)."""
+        insp = self.inspection
+        if insp.versions and not (insp.status == "unreadable" and FAILED in insp.status_detail):
+            return None
+        if not insp.versions and insp.status == "waiting":
+            return None
+        problem = insp.status_detail.removeprefix(f"{store.UNREADABLE}: ")
+        return one_line(problem.removeprefix(f"{self.path}: "), 400) or None
+
     def state(self) -> Text:
         insp = self.inspection
         if not insp.versions:
@@ -207,7 +229,7 @@ class FleetPad:
             return Text("✕ deleted", style="red")
         if insp.halted:
             return Text("● live · HALT: sealed over budget", style="bold red")
-        return Text("● live", style="green")
+        return Text(LIVE, style="green")
 
 
 class FleetTable(ScrollView, can_focus=True):
@@ -270,26 +292,29 @@ class FleetTable(ScrollView, can_focus=True):
         self.cells: dict[str, list[Text]] = {}
         self._strips: dict[str, Strip] = {}  # each row rendered (without the cursor)
         self.name_width = 12
+        self.state_width = len("state")
+        self._state_widths: dict[str, int] = {}  # each row's state, in cells
         self._moved = False  # has a person moved the cursor (a key, a click)?
 
     def widths(self) -> tuple[list[int], int]:
-        """Each column's width, and the gap between columns, at the table's width: the
-        columns give way in the order of ``GIVE_WAY`` until a row fits."""
-        wanted = {key: width or self.name_width for key, _label, width in COLUMNS}
+        """Each column's width, and the gap between columns, at the table's width: the pad
+        and its state share the room the others leave (see ``SHARED_AT_LEAST``)."""
+        wanted = {key: width or 0 for key, _label, width in COLUMNS}
         gap = COLUMN_GAP
         room = self.scrollable_content_region.width or self.size.width or 10**6
 
-        def needed() -> int:
-            shown = [w for w in wanted.values() if w]
-            return sum(shown) + gap * (len(shown) - 1)
+        def left() -> int:
+            shown = [k for k, w in wanted.items() if w or k in ("pad", "state")]
+            return room - sum(wanted.values()) - gap * (len(shown) - 1)
 
         for key, width in GIVE_WAY:
-            if needed() <= room:
+            if left() >= SHARED_AT_LEAST:
                 break
             if key == "gap":
                 gap = min(gap, width)
             else:
                 wanted[key] = min(wanted[key], width)
+        wanted["pad"], wanted["state"] = share(max(left(), 2), self.name_width, self.state_width)
         return [wanted[key] for key, _label, _width in COLUMNS], gap
 
     # --- rows ----------------------------------------------------------------------------
@@ -308,16 +333,32 @@ class FleetTable(ScrollView, can_focus=True):
                 self.cursor = self.names.index(keep)
             self._resize()
             self.cells[name] = cells
+            self._fit_state(name, cells)
             self.refresh()  # (the rows below moved down)
             return
         if self.cells[name] == cells:
             return  # (a version that shows the same: nothing to draw)
         self.cells[name] = cells
+        if self._fit_state(name, cells):
+            self.refresh()
+            return
         self._strips.pop(name, None)
         index = bisect.bisect_left(self.names, name)
         top = self.scroll_offset.y
         if top <= index < top + self.size.height:
             self.refresh_line(index)  # (only that line; one off screen is drawn when seen)
+
+    def _fit_state(self, name: str, cells: list[Text]) -> bool:
+        """Note the width of the row's state; True if the state column's width changed
+        (every row is then drawn again)."""
+        self._state_widths[name] = cells[-1].cell_len
+        width = min(max(len("state"), *self._state_widths.values()), STATE_WIDTH)
+        if width == self.state_width:
+            return False
+        self.state_width = width
+        self._strips.clear()
+        self.post_message(self.Fitted())
+        return True
 
     def row(self, name: str) -> list[str]:
         """The row's cells as plain text."""
@@ -327,10 +368,11 @@ class FleetTable(ScrollView, can_focus=True):
         """One row (or the header): its cells in their columns."""
         line = Text(no_wrap=True, end="")
         widths, gap = self.widths()
-        for width, cell in zip(widths, cells, strict=True):
+        for column, width, cell in zip(COLUMNS, widths, cells, strict=True):
             if not width:
                 continue  # (given way to the others)
-            fitted = cell.copy()
+            # (a name's start and its end both say which pad it is)
+            fitted = (cut_middle(cell, width) if column[0] == "pad" else cell).copy()
             fitted.truncate(width, overflow="ellipsis", pad=True)
             line.append_text(fitted)
             line.append(" " * gap)
@@ -369,7 +411,11 @@ class FleetTable(ScrollView, can_focus=True):
             strip = strip.apply_style(self.get_component_rich_style("fleet-table--cursor"))
         return strip
 
+    class Moved(Message):
+        """The cursor moved to another pad."""
+
     def watch_cursor(self, old: int, new: int) -> None:
+        self.post_message(self.Moved())
         top = self.scroll_offset.y
         height = self.scrollable_content_region.height or 1
         if new < top:
@@ -447,6 +493,10 @@ class FleetScreen(DrawsFirst):
     def on_fleet_table_fitted(self, event: FleetTable.Fitted) -> None:
         event.stop()
         self.draw_header()
+
+    def on_fleet_table_moved(self, event: FleetTable.Moved) -> None:
+        event.stop()
+        self.fleet._draw_fleet_bars()
 
     def on_fleet_table_opened(self, event: FleetTable.Opened) -> None:
         event.stop()
@@ -745,13 +795,17 @@ class FleetApp(PadtuiApp):
     def _draw_fleet_bars(self) -> None:
         screen = self.fleet_screen
         pads = list(self.pads.values())
-        alarms = sum(len(p.inspection.outstanding) for p in pads)
-        corrupt = sum(1 for p in pads if p.worst == "corruption")
+        outstanding = [a for p in pads for a in p.inspection.outstanding]
+        alarms = len(outstanding)
+        # (of the alarms not acknowledged nor undone: a pad corrupted once, whose alarm was
+        # acknowledged, keeps its worst verdict on its row but counts no more here)
+        corrupt = sum(1 for a in outstanding if a.critical)
         top = Text("padtui fleet ", style="bold")
         top.append(f"{len(pads)} pads", style="bold cyan")
         if alarms:
             top.append(f"  ⚠ {alarms} alarm{'s' if alarms != 1 else ''}", style="bold red")
-            top.append(f" ({corrupt} corrupted)", style="red")
+            if corrupt:
+                top.append(f" ({corrupt} corruption{'s' if corrupt != 1 else ''})", style="red")
         if self.looking is not None:
             done, total = self.looking
             top.append(f"  reading the folder: {done} of {total} pads…", style="yellow")
@@ -760,6 +814,14 @@ class FleetApp(PadtuiApp):
         status = Text(
             "enter: open the pad · escape in the inspector: back here · q: quit", style="dim"
         )
+        name = screen.table.highlighted
+        chosen = self.pads.get(name) if name is not None else None
+        if chosen is not None:  # its state, whole (its row may cut it), unless plain live
+            problem = chosen.problem()
+            state = Text(problem, style="red") if problem is not None else chosen.state()
+            if problem is not None or state.plain != LIVE:
+                status.append(f"\n{clean(chosen.name)}: ", style="bold")
+                status.append_text(state)
         journal_errors = [p for p in pads if p.journal_error]
         if journal_errors:
             status.append(

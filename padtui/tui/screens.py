@@ -639,8 +639,10 @@ as the inspector audits it; a corruption rings the bell.
 
 Columns: the pad, a gauge of its tokens against its budget, tokens/budget, last change (the \
 time of the file), the worst verdict of any rewrite seen, the number of alarms, and its state \
-(live, mid-write, deleted, or why it cannot be read). In a narrow terminal the gauge goes \
-first and the name is cut; the worst verdict, the alarms and the state always show.
+(live, mid-write, deleted, or why it cannot be read). The name and the state share the width \
+the other columns leave: a name is whole when there is room, else cut in the middle; the \
+chosen pad's state, whole, is on the line below the table. In a narrow terminal the gauge and \
+the last change give way first; the worst verdict, the alarms and the state always show.
 
 Keys
   ?                 this help

@@ -350,3 +350,32 @@ async def test_the_cursor_starts_on_the_top_row_and_stays_on_the_pad_a_person_ch
         await f.until(lambda: f.has_row("a-first.json"), "the new pad's row")
         assert f.names()[0] == "a-first.json"
         assert f.app.highlighted == "agent-02.json"
+
+
+async def test_the_top_bar_counts_only_the_alarms_not_acknowledged(tmp_path: Path) -> None:
+    """Two pads corrupted, one alarm acknowledged: the top bar says one alarm, one
+    corruption (not "1 alarm (2 corrupted)"), though both rows keep their worst verdict."""
+    first = copy_sample(tmp_path, RETRY)
+    second = copy_sample(tmp_path, RETRY, as_name="second.json")
+    async with fleet(first.parent) as f:
+        for pad in (first, second):
+            doc = doc_of(pad)
+            doc["entries"] = [e for e in doc["entries"] if e.get("id") != "c-billing"]
+            write_atomic(pad, json.dumps(doc, indent=2))
+
+        def top() -> str:
+            return plain(f.app.fleet_screen.query_one("#fleet-top", Static).content)
+
+        await f.until(lambda: "2 alarms (2 corruptions)" in top(), "both alarms")
+        await f.select("second.json")
+        await f.pilot.press("enter")
+        await f.until(lambda: not f.app.showing_fleet, "the pad open")
+        await f.pilot.press("a")
+        await f.until(lambda: "acknowledge" in f.screen_text(), "the alarms")
+        await f.pilot.press("k")
+        await f.until(lambda: not f.app.pads["second.json"].inspection.outstanding, "acked")
+        await f.pilot.press("escape")
+        await f.until(lambda: f.app.showing_fleet, "the fleet again")
+        await f.until(lambda: "1 alarm (1 corruption)" in top(), "one alarm left")
+        assert f.row("second.json")["worst"].strip() == "corruption"
+        assert f.row("second.json")["alarms"] == "0"

@@ -142,6 +142,27 @@ def test_fleet(pads: Path, snap_compare: SnapCompare, size: tuple[int, int]) -> 
     assert snap_compare(fleet_app(pads), terminal_size=size, run_before=fleet_read)
 
 
+def test_fleet_with_long_names(pads: Path, snap_compare: SnapCompare) -> None:
+    """At 120 columns, names longer than the pad column's share are cut in the middle, so
+    two names that differ at the end stay told apart; a broken pad's reason is whole on the
+    status line once its row is chosen."""
+    names = (
+        "CLAUDE.summary-2026-11-30-first-week-good.md",
+        "CLAUDE.summary-2026-11-30-first-week-bad.md",
+    )
+    for name in names:
+        shutil.copyfile(pads / "markdown-notes.md", pads / name)
+    (pads / "broken-agent-memory.json").write_text("{\n,,}")
+    app = fleet_app(pads)
+
+    async def on_broken(pilot: Pilot[Any]) -> None:
+        await fleet_read(pilot)
+        await pilot.press("down", "down")  # (CLAUDE.…bad, CLAUDE.…good, then the broken one)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(120, 40), run_before=on_broken)
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_fleet_help(pads: Path, snap_compare: SnapCompare, size: tuple[int, int]) -> None:
     app = fleet_app(pads)
