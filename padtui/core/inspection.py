@@ -668,16 +668,28 @@ class Inspection:
     def scale_budget(self, up: bool) -> None:
         """One step up or down a ladder of budgets 10 % of its start apart: ``[`` then ``]``
         comes back to the very budget it left. A budget set otherwise starts a new ladder."""
-        start, steps = self.ladder if self.ladder is not None else (self.budget, 0)
-        change = max(1, round(start * BUDGET_STEP))
-        if self.budget != start + steps * change:  # (typed, or the pad's own changed)
-            start, steps = self.budget, 0
-            change = max(1, round(start * BUDGET_STEP))
-        steps += 1 if up else -1
-        if start + steps * change < 0:
+        stepped = self.stepped_budget(up)
+        if stepped is None:
             return  # (the ladder ends at 0)
-        self.set_budget(start + steps * change)
-        self.ladder = (start, steps)
+        budget, self.ladder = stepped
+        self.set_budget(budget)
+
+    def stepped_budget(self, up: bool) -> tuple[int, tuple[int, int]] | None:
+        """The budget one step up or down the ladder would set, and the ladder then (None:
+        none below 0). Up from under the sealed region (a halt), where steps of 10 % of a
+        tiny budget would take a hundred presses, the ladder starts at the sealed region's
+        size: a step that would not lift the halt lifts it."""
+        start, steps = self.ladder if self.ladder is not None else (self.budget, 0)
+        if self.budget != start + steps * max(1, round(start * BUDGET_STEP)):
+            start, steps = self.budget, 0  # (typed, or the pad's own changed)
+        change = max(1, round(start * BUDGET_STEP))
+        steps += 1 if up else -1
+        if up and self.halted and start + steps * change < self.current.sealed_tokens:
+            start, steps = max(self.current.sealed_tokens, 1), 1
+            change = max(1, round(start * BUDGET_STEP))
+        if start + steps * change < 0:
+            return None
+        return start + steps * change, (start, steps)
 
     def switch_policy(self) -> str:
         self.policy = POLICIES[(POLICIES.index(self.policy) + 1) % len(POLICIES)]

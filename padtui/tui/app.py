@@ -84,14 +84,21 @@ class PadtuiApp(App[int]):
             sys.setswitchinterval(self._switch_interval)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's, then every key of the screen that answers now, those the footer has
+        no room for or does not show too, each with its key."""
         yield from super().get_system_commands(screen)
+        offered = set()
         for namespace, binding, enabled, tooltip in screen.active_bindings.values():
-            if enabled and binding.show and binding.action not in ("quit", "app.quit"):
-                yield SystemCommand(
-                    binding.description,
-                    tooltip or binding.description,
-                    lambda a=binding.action, n=namespace: self.run_action(a, n),
-                )
+            if not enabled or not binding.description or binding.action in ("quit", "app.quit"):
+                continue
+            if binding.action in offered or binding.action.startswith(("cursor", "scroll")):
+                continue  # (escape, bound twice; the moves of a list)
+            offered.add(binding.action)
+            yield SystemCommand(
+                binding.description,
+                f"{self.get_key_display(binding)}: {tooltip or binding.description}",
+                lambda a=binding.action, n=namespace: self.run_action(a, n),
+            )
 
 
 class Settings(TypedDict, total=False):

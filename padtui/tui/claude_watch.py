@@ -236,7 +236,9 @@ class ClaudeWatchApp(Stepping, PadtuiApp):
         )
 
     def _say(self) -> None:
-        line = Text(f" session {self.session.id[:8]} ", style="bold black on cyan")
+        # (the whole file name: sessions' ids share no prefix one could cut them to)
+        name = clean(os.path.basename(self.session.path))
+        line = Text(f" session {name} ", style="bold black on cyan")
         if self.sessions > 1:
             line.append(f" (newest of {self.sessions})" if not self.newer else " (not the newest)")
         if not self.recorded:

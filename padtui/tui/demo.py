@@ -64,6 +64,10 @@ class DemoApp(PadApp):
         self.paused = False
         self.wake = asyncio.Event()
         self.last_step: StepResult | None = None
+        insp = self.inspection
+        self._start = (insp.policy, insp.budget_override)  # what r goes back to
+        self._journal = self.inspector.journal  # the first run's
+        self.runs = 1
 
     def on_mount(self) -> None:  # (and then PadApp's: Textual runs each class's handler)
         self.call_after_refresh(self.narrate)
@@ -122,16 +126,25 @@ class DemoApp(PadApp):
         self.wake.set()
 
     async def action_agent_restart(self) -> None:
-        """Start over: a fresh inspection, so the jump back is not taken for a rewrite."""
+        """Start over, as new: a fresh inspection (so the jump back is not taken for a
+        rewrite) under the policy and budget the demo started with, and, when the demo keeps
+        its journal in a file of its own, a new one, so that versions count from 1 again."""
         insp = self.inspection
+        policy, budget = self._start
         fresh = Inspection(
             insp.path,
-            policy=insp.policy,
-            budget_override=insp.budget_override,
+            policy=policy,
+            budget_override=budget,
             encoding=insp.encoding,
+            rule_map=insp.rule_map,
+            counters=insp.counters,
         )
         fresh.clock = insp.clock
         self.inspector.inspection = fresh
+        if isinstance(self._journal, str):
+            self.runs += 1
+            root, ext = os.path.splitext(self._journal)
+            self.inspector.journal = f"{root}-{self.runs}{ext}"
         self.agent.start()
         self.last_step = None
         self.take(await read_settled(insp.path))

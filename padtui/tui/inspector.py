@@ -31,7 +31,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.containers import Horizontal
 from textual.message import Message
@@ -117,6 +117,7 @@ WRITE_ACTIONS = frozenset({"commit", "externalize"})
 # footer, dimmed under them, lists only what still answers there)
 PAD_ACTIONS = WRITE_ACTIONS | {
     "trial",
+    "trial_first",
     "step_next",
     "step_prev",
     "leave_trial",
@@ -129,6 +130,10 @@ PAD_ACTIONS = WRITE_ACTIONS | {
 }
 
 FAILED = "padtui failed to read it"
+
+# keys that share one label in the footer
+STEP = Binding.Group("Step")
+BUDGET_STEP = Binding.Group("Budget ±")
 
 
 def failure(path: str, exc: BaseException) -> str:
@@ -265,12 +270,15 @@ class InspectorScreen(DrawsFirst):
     """One pad: its sealed and rewritable regions, the budget gauge, what stands, the
     status, and the keys to trial, step and commit a compaction safely."""
 
+    # The footer shows as many keys as the terminal is wide, in this order: help and quit
+    # first (? lists every key, and so does the command palette), a trial's steps while one
+    # is open, then the keys most used. Neighbours in a group share one label.
     BINDINGS: ClassVar[list[BindingType]] = [
-        # help and quit first: the footer shows as many keys as the terminal is wide
         *help_and_quit("", "Keys and what the panes mean"),
-        key("t", "trial", "Trial", "Trial a compaction of the current version"),
-        key("n", "step_next", "Next drop", "Step the trial one drop forward"),
-        key("p", "step_prev", "Prev drop", "Step the trial one drop back"),
+        key("n", "step_next", "Next drop", "Step the trial one drop forward", group=STEP),
+        key("p", "step_prev", "Prev drop", "Step the trial one drop back", group=STEP),
+        # (n and p with no trial open: a word on what to press first)
+        key("n,p", "trial_first", "", "Say that a trial comes first", show=False),
         key(
             "escape",
             "leave_trial",
@@ -280,22 +288,37 @@ class InspectorScreen(DrawsFirst):
             show=False,
         ),
         key("escape", "back", "Back", "Back to where the pad was opened from (the fleet)"),
+        key("a", "alarms", "Alarms", "Corruption and undeclared loss seen so far"),
+        key("t", "trial", "Trial", "Trial a compaction of the current version"),
+        key("h", "history", "History", "Versions seen, with the verdict of each rewrite"),
         key("c", "commit", "Commit", "Commit the trial (shows the diff first)"),
+        key("i", "concept", "Why?", "Compaction or corruption, with this pad as the example"),
         key(
             "x",
             "externalize",
-            "Externalize",
+            "Seal",
             "Seal this rule, constraint, negative fact or loss record where it stands (in a "
             "refused trial: what it would drop)",
         ),
-        key("left_square_bracket", "budget_down", "Budget −", "Budget down 10 %", key_display="["),
-        key("right_square_bracket", "budget_up", "Budget +", "Budget up 10 %", key_display="]"),
+        key(
+            "left_square_bracket",
+            "budget_down",
+            "Budget −",
+            "Budget down 10 %",
+            key_display="[",
+            group=BUDGET_STEP,
+        ),
+        key(
+            "right_square_bracket",
+            "budget_up",
+            "Budget +",
+            "Budget up 10 %",
+            key_display="]",
+            group=BUDGET_STEP,
+        ),
         key("b", "budget_set", "Budget", "Type a budget"),
         key("s", "switch_policy", "Policy", "Switch policy strict / seed", id="policy"),
         key("u", "rules", "Rules at risk", "Rules a pass may drop, the trial's first", show=False),
-        key("h", "history", "History", "Versions seen, with the verdict of each rewrite"),
-        key("a", "alarms", "Alarms", "Corruption and undeclared loss seen so far"),
-        key("i", "concept", "Why?", "Compaction or corruption, with this pad as the example"),
     ]
 
     class Seen(Message):
@@ -855,10 +878,12 @@ class InspectorScreen(DrawsFirst):
         if insp.halted:
             v = insp.current
             line.append(" HALT ", style="bold white on red")
+            up = insp.stepped_budget(up=True)
+            way = f"] sets {up[0]}, b types one" if up is not None else "b types one"
             line.append(
                 f" the sealed region alone ({v.sealed_tokens} tok) is over the budget "
                 f"({insp.budget}): no compaction can help; a person consolidates it, or the "
-                "budget goes up (] or b)",
+                f"budget goes up past {v.sealed_tokens} ({way})",
                 style="bold red",
             )
         rules = self._unsealed_rules()
@@ -1064,6 +1089,9 @@ class InspectorScreen(DrawsFirst):
         elif self.inspection.step_forward():
             self.refresh_view()
 
+    def action_trial_first(self) -> None:
+        self.notify("Press t to trial a compaction first.")
+
     def action_step_prev(self) -> None:
         if self.inspection.trial is None:
             self.notify("Press t to trial a compaction first.")
@@ -1251,6 +1279,7 @@ class InspectorScreen(DrawsFirst):
         return older
 
     def action_alarms(self) -> None:
+        self.app.clear_notifications()  # (the alarms are seen: their notices have done)
         self.app.push_screen(
             AlarmsScreen(self.inspection.alarms, self.inspection.outstanding), self._acknowledge
         )
@@ -1299,6 +1328,10 @@ class InspectorScreen(DrawsFirst):
         if action in PAD_ACTIONS and self.is_attached and self.app.screen is not self:
             # (the command palette lists and runs them, on this screen)
             return isinstance(self.app.screen, CommandPalette)
+        if action in ("step_next", "step_prev"):  # (a trial's own keys: only in one)
+            return self.inspection.trial is not None
+        if action == "trial_first":
+            return self.inspection.trial is None
         if action == "back":
             return self.back and self.inspection.trial is None
         if action == "leave_trial":

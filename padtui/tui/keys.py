@@ -19,9 +19,11 @@ def key(
     id: str | None = None,
     show: bool = True,
     key_display: str | None = None,
+    group: Binding.Group | None = None,
 ) -> Binding:
     """A binding with its tooltip; its id (by which a keymap remaps it) is the action's
-    name with dots for underscores (``budget_up``: ``budget.up``) unless given."""
+    name with dots for underscores (``budget_up``: ``budget.up``) unless given. Neighbours
+    in a ``group`` share one label in the footer (``[ ] Budget``)."""
     return Binding(
         keys,
         action,
@@ -30,6 +32,7 @@ def key(
         key_display=key_display,
         id=id or action.replace("_", "."),
         tooltip=tooltip,
+        group=group,
     )
 
 

@@ -428,7 +428,13 @@ class HistoryScreen(Screen[None]):
         Binding(
             "o", "older", "Older", id="history.older", tooltip="Older versions, from the journal"
         ),
+        # (the list has the focus; should anything else take it, the arrows still move it)
+        Binding("up", "move(-1)", "Newer", show=False, id="history.up", tooltip="A newer version"),
+        Binding(
+            "down", "move(1)", "Older", show=False, id="history.down", tooltip="An older version"
+        ),
     ]
+    AUTO_FOCUS = "#versions"
 
     def __init__(
         self,
@@ -530,6 +536,14 @@ class HistoryScreen(Screen[None]):
         row.append(f" {one_line(v.origin, 20)}", style="dim")
         return row
 
+    def action_move(self, step: int) -> None:
+        versions = self.query_one("#versions", OptionList)
+        versions.focus()
+        if step < 0:
+            versions.action_cursor_up()
+        else:
+            versions.action_cursor_down()
+
     def on_mount(self) -> None:
         versions = self.query_one("#versions", OptionList)
         versions.focus()
@@ -614,7 +628,7 @@ Keys
 ⚑ on entries that hold rules a pass may drop)
   n / p    step the trial one drop forward / back
   u        rules at risk: every unsealed rule, those the trial drops first
-  escape   leave the trial
+  escape   leave the trial; with none open, back to the fleet (a pad opened from it)
   c        commit the trial (a confirmation shows the diff and the rules it drops; a refusal \
 explains the way out: x externalizes, b trials at a budget that goes through)
   x        externalize the selected entry (seal a constraint, negative fact or loss record)
@@ -630,7 +644,13 @@ explains the way out: x externalizes, b trials at a budget that goes through)
 In the demo (padtui, or padtui demo) a scripted agent rewrites the pad:
   space    pause / resume the agent
   .        the agent's next step now
-  r        restart the scenario
+  r        restart the scenario (its first version, policy and budget again)
+
+In time travel (padtui replay, padtui history --open, padtui claude watch):
+  , / .    the version before / after
+
+The footer shows as many of these as the terminal is wide, the most used first; the \
+command palette (ctrl+p) lists every one that answers now, with its key.
 """
 
 FLEET_HELP = """\

@@ -70,13 +70,32 @@ def test_a_budget_set_otherwise_starts_a_new_ladder() -> None:
 
 def test_the_ladder_stops_at_zero_and_comes_back() -> None:
     insp = inspection("retry-5xx-under-pressure.json")
-    insp.set_budget(10)
+    insp.set_budget(200)  # (the sealed region: 141 tokens)
     for _ in range(15):
         insp.scale_budget(up=False)
     assert insp.budget == 0
-    for _ in range(10):
+    insp.set_budget(200)
+    for _ in range(3):
+        insp.scale_budget(up=False)
+    assert insp.budget == 140 and insp.halted
+    for _ in range(3):
         insp.scale_budget(up=True)
-    assert insp.budget == 10
+    assert insp.budget == 200  # ([ then ] came back, through a halt that one step lifted)
+
+
+def test_up_from_a_halt_steps_past_the_sealed_region() -> None:
+    """From 0 (or any budget a 10 % step would leave under the sealed region), ] does not
+    step to 1 token: it steps 10 % past the sealed region, and the halt is over."""
+    insp = inspection("retry-5xx-under-pressure.json")
+    sealed = insp.current.sealed_tokens
+    for typed in (0, 10, 100):
+        insp.set_budget(typed)
+        assert insp.halted
+        assert insp.stepped_budget(up=True) is not None
+        insp.scale_budget(up=True)
+        assert insp.budget == sealed + round(sealed * 0.1) and not insp.halted
+        insp.scale_budget(up=False)
+        assert insp.budget == sealed  # (the ladder starts at the sealed region)
 
 
 def test_halted_when_the_sealed_region_alone_is_over_the_budget() -> None:

@@ -56,3 +56,27 @@ def test_the_pads_keys_live_on_the_inspector_screen_alone() -> None:
         for b in cls.BINDINGS:
             assert isinstance(b, Binding)
             assert b.action not in pad_actions, f"{cls.__name__} binds {b.action} again"
+
+
+def test_the_help_lists_every_key_of_a_pad_s_screen() -> None:
+    """The footer has room for the most used keys only: ``?`` lists them all (the pad's
+    screen, the app's, the demo's and time travel's)."""
+    import re
+
+    from padtui.tui.app import PadtuiApp
+    from padtui.tui.demo import DemoApp
+    from padtui.tui.inspector import InspectorScreen
+    from padtui.tui.replay import ReplayApp
+    from padtui.tui.screens import HELP
+
+    listed: set[str] = set()
+    for line in HELP.split("Keys\n", 1)[1].splitlines():
+        found = re.match(r"  (\S.*?)\s{2,}", line)
+        if found:
+            listed |= {k for k in re.split(r" / | ", found.group(1)) if k}
+    for cls in (InspectorScreen, PadtuiApp, DemoApp, ReplayApp):
+        for b in cls.BINDINGS:
+            assert isinstance(b, Binding)
+            for k in b.key.split(","):
+                shown = b.key_display or {"question_mark": "?", "full_stop": "."}.get(k, k)
+                assert shown in listed, f"{cls.__name__}: {shown!r} ({b.action}) not in the help"

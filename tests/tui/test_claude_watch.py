@@ -105,6 +105,7 @@ async def test_each_compaction_is_the_rules_before_and_the_summary_after(
         assert finding.code == "CONSTRAINT_DROPPED"
         assert "migration files" in (finding.before or "")
         assert "rules lost, 1 dropped" in w.narration()
+        assert f"session {session.transcript.name} " in w.narration()  # (whole, not 8 chars)
         # the alarms found on opening: one notice for all of them
         said = [n.message for n in w.notes if n.title == "CORRUPTION"]
         assert said == [

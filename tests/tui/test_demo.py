@@ -79,6 +79,29 @@ async def test_pause_holds_the_agent_and_restart_starts_over(tmp_path):
         assert app.inspection.alarms == []  # starting over is not taken for a rewrite
 
 
+async def test_restart_starts_as_new_policy_and_version_numbers_included(tmp_path):
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.watch_armed.wait(), DEADLINE)
+        await until(pilot, lambda: app.inspection.current.number == 1, "version 1")
+        app.interval = 0.05
+        await pilot.press("full_stop")
+        await until(pilot, lambda: app.inspection.current.number >= 2, "the agent's first step")
+        await pilot.press("space", "s")  # paused, and the policy switched
+        assert app.inspection.policy == "seed"
+        await pilot.press("r")
+        await until(
+            pilot,
+            lambda: app.agent.position == 0 and len(app.inspection.versions) == 1,
+            "the restart",
+        )
+        await until(pilot, lambda: app.inspection.current.journal is not None, "journaled")
+        assert app.inspection.policy == "strict"
+        assert app.inspection.current.number == 1
+        top = app.inspector.query_one("#topbar", Static)
+        await until(pilot, lambda: "v1 " in str(top.render()), "v1 on the top bar")
+
+
 async def test_sealed_overflow_demo_ends_with_the_agent_halting(tmp_path):
     app = demo_app(tmp_path, scenario="sealed-overflow", interval=0.01)
     async with app.run_test(size=SIZE) as pilot:

@@ -539,13 +539,18 @@ async def test_the_command_palette_lists_and_runs_the_commands(tmp_path: Path) -
                 for i in range(commands.option_count)
             }
 
-        wanted = {"Trial", "Next drop", "Prev drop", "Commit", "Externalize", "Budget −"}
+        wanted = {"Trial", "Commit", "Seal", "Budget −", "Rules at risk", "Why?"}
         wanted |= {"Budget +", "Budget", "Policy", "History", "Alarms", "Help"}
         await h.until(lambda: wanted <= listed(), f"{wanted - listed()} in the palette")
         await h.pilot.press(*"trial", "enter")
         await h.until(lambda: h.app.inspection.trial is not None, "the palette's trial")
         assert not screen_is(h, CommandPalette)
         assert "step 3/3 drops" in h.status
+        await h.pilot.press("ctrl+p")  # in a trial, its steps too
+        await h.until(lambda: screen_is(h, CommandPalette), "the palette again")
+        commands = h.app.screen.query_one(CommandList)
+        stepping = {"Next drop", "Prev drop", "Leave trial"}
+        await h.until(lambda: stepping <= listed(), f"{stepping - listed()} in the palette")
 
 
 async def test_q_quits(tmp_path: Path) -> None:

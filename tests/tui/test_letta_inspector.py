@@ -50,7 +50,7 @@ async def test_a_letta_agent_file_opens_read_only(tmp_path: Path) -> None:
         assert "read-only" in h.topbar
         assert h.app.inspection.current.pad_file.pad.entries  # (the blocks are on screen)
         keys = footer(h)
-        assert "t Trial" in keys and "c Commit" not in keys and "x Externalize" not in keys
+        assert "t Trial" in keys and "c Commit" not in keys and "x Seal" not in keys
         assert h.view.check_action("commit", ()) is False
         assert h.view.check_action("externalize", ()) is False
         await h.pilot.press("c", "x")  # nothing happens: no dialog, no write
@@ -60,7 +60,7 @@ async def test_a_letta_agent_file_opens_read_only(tmp_path: Path) -> None:
         assert "commit" not in h.status
         await h.pilot.press("escape")
         listed = await palette(h)  # nor does the command palette offer them
-        assert "Trial" in listed and not {"Commit", "Externalize"} & listed
+        assert "Trial" in listed and not {"Commit", "Seal"} & listed
     assert pad.read_bytes() == before
 
 
