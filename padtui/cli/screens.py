@@ -82,9 +82,12 @@ def _fleet(args: argparse.Namespace) -> Outcome:
             f"{args.path}: --format names one pad's format; the pads of a folder are read "
             "by their names"
         )
+    first = _first_pad(args.path)
     need_terminal(
         f"{args.path}: the fleet view",
-        f"run `padtui check {shell_path(os.path.join(args.path, 'PAD'))}` for a report on a pad",
+        f"run `padtui check {shell_path(os.path.join(args.path, first))}` for a report on a pad"
+        if first is not None
+        else "it holds no pad padtui reads",
     )
     if args.encoding is not None:  # an unavailable encoding: exit 2 now, not inside the app
         counter_for(args.encoding)
@@ -93,6 +96,19 @@ def _fleet(args: argparse.Namespace) -> Outcome:
     app = FleetApp(args.path, **_settings(args))
     app.run()
     return Outcome(app.return_code or OK)
+
+
+def _first_pad(folder: str) -> str | None:
+    """The first pad of the folder by name (not hidden: agents' temporary saves), if any."""
+    from padtui.core.formats import format_for_name
+
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    return next(
+        (n for n in names if not n.startswith(".") and format_for_name(n) is not None), None
+    )
 
 
 def simulate(args: argparse.Namespace) -> Outcome:
@@ -143,8 +159,9 @@ def demo(args: argparse.Namespace) -> Outcome:
     scenario = load_scenario(args.scenario)
     need_terminal(
         "the demo",
-        f"run `padtui simulate PATH --scenario {args.scenario}` to play its agent without "
-        "one, or `padtui` alone for the trial of the sample pad",
+        f"run `padtui simulate demo-pad.json --scenario {shell_path(args.scenario)}` to play "
+        "its agent into a new file without one, or `padtui` alone for the trial of the sample "
+        "pad",
     )
     from padtui.tui.demo import DemoApp, ended_by_signals
 
@@ -170,7 +187,14 @@ def travel(journal: Journal) -> Outcome:
     """Time travel through a journal's versions (``replay``, ``history --open``)."""
     if not journal.versions():
         raise PadError(journal.path, "the journal holds no version")
-    need_terminal(f"{journal.path}: time travel", "run `padtui history PATH` for its versions")
+    owner = journal.owner
+    need_terminal(
+        f"{journal.path}: time travel",
+        f"run `padtui history {shell_path(owner)} --journal {shell_path(journal.path)}` for its "
+        "versions"
+        if owner is not None
+        else "the journal names no pad: `padtui history` on its pad lists them",
+    )
     from padtui.tui.replay import ReplayApp
 
     app = ReplayApp(journal)

@@ -238,6 +238,12 @@ class Journal:
             raise self._lost_error(n, "its bytes, rebuilt, do not match their SHA-256")
         return out
 
+    @property
+    def owner(self) -> str | None:
+        """The pad this journal belongs to: the one it was opened for, else the one its
+        header names (once read), else None."""
+        return self.pad or self._header
+
     def pad_file(self, n: int, previous: PadFile | None = None) -> PadFile:
         """Version ``n`` parsed (PadError for a version that was kept because it did not);
         ``previous``, an earlier version, is read against as the live view does (faster)."""

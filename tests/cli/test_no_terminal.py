@@ -35,8 +35,8 @@ def padtui(*argv: str, stdin: int | None = subprocess.DEVNULL, home: Path) -> tu
     [
         ([str(SAMPLES / "healthy.json")], f"`padtui check {SAMPLES / 'healthy.json'}`"),
         (["watch", str(SAMPLES / "healthy.json")], f"`padtui check {SAMPLES / 'healthy.json'}`"),
-        ([str(SAMPLES)], f"`padtui check {SAMPLES / 'PAD'}`"),
-        (["demo"], "`padtui simulate PATH --scenario retry-5xx`"),
+        ([str(SAMPLES)], f"`padtui check {SAMPLES / 'compactable-notes.jsonl'}`"),
+        (["demo"], "`padtui simulate demo-pad.json --scenario retry-5xx`"),
     ],
     ids=["PATH", "watch PATH", "DIR", "demo"],
 )
@@ -59,7 +59,8 @@ def test_time_travel_without_a_terminal_exits_2(tmp_path: Path) -> None:
     assert code == 0  # (the version on disk is journaled)
     code, out, err = padtui("replay", str(journal), home=tmp_path)
     assert code == 2 and out == ""
-    assert "needs a terminal" in err and "`padtui history PATH`" in err
+    assert "needs a terminal" in err and "PATH" not in err
+    assert f"`padtui history {pad} --journal {journal}`" in err
     code, out, err = padtui("history", str(pad), "--journal", str(journal), "--open", home=tmp_path)
     assert code == 2 and out == "" and "needs a terminal" in err
 
