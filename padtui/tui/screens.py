@@ -528,11 +528,14 @@ class HistoryScreen(Screen[None]):
         self.refresh_bindings()
 
     def _row(self, v: SeenVersion) -> Text:
-        style = verdict_style(self.app.theme_variables, v.verdict, badge=False)
+        # a restore is the user's own doing: not judged by its audit against the version it
+        # replaced (that audit is in its detail)
+        verdict = "restored" if v.origin == "restore" else v.verdict
+        style = verdict_style(self.app.theme_variables, verdict, badge=False)
         row = Text(
             f"#{v.number:<4} {v.seen_at:%H:%M:%S}  {v.tokens:>6} tok  {v.claims:>4} claims  "
         )
-        row.append(f"{v.verdict:<16}", style=style)
+        row.append(f"{verdict:<16}", style=style)
         row.append(f" {one_line(v.origin, 20)}", style="dim")
         return row
 

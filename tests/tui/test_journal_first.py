@@ -294,6 +294,11 @@ async def test_a_restore_made_while_the_inspector_watches_is_no_alarm(tmp_path: 
         await h.until(lambda: not h.app.inspection.outstanding, "the alarm undone")
         assert [a.version.number for a in h.app.inspection.alarms] == [first + 1]
         await h.until(lambda: "⚠" not in h.topbar, "the top bar without the alarm")
+        await h.pilot.press("h")  # the restore's row: the user's own doing, not a verdict
+        rows = h.app.screen.query_one("#versions", OptionList)
+        await h.until(lambda: rows.option_count == 3, "the history's rows")
+        top = str(rows.get_option_at_index(0).prompt)
+        assert top.startswith(f"#{first + 2} ") and "restored" in top and "corruption" not in top
     journal = journal_of(pad)
     assert journal.version(first + 2).origin == "restore"
 
