@@ -103,8 +103,9 @@ COLUMN_GAP = 2
 # is room, the state at least this much of its own (a broken pad's reason is whole on the
 # status line when its row is chosen), the name cut in the middle when they do not fit
 STATE_AT_LEAST = 14
-# when the two have less than this, the other columns give way, in turn (column, the width
-# it shrinks to, 0 for gone). The worst verdict and the alarms never give way.
+# when the two have less than this (or than they want, if less), the other columns give way,
+# in turn (column, the width it shrinks to, 0 for gone). The worst verdict and the alarms
+# never give way.
 SHARED_AT_LEAST = 30
 GIVE_WAY = (
     ("gauge", 0),
@@ -307,8 +308,9 @@ class FleetTable(ScrollView, can_focus=True):
             shown = [k for k, w in wanted.items() if w or k in ("pad", "state")]
             return room - sum(wanted.values()) - gap * (len(shown) - 1)
 
+        enough = min(self.name_width + self.state_width, SHARED_AT_LEAST)
         for key, width in GIVE_WAY:
-            if left() >= SHARED_AT_LEAST:
+            if left() >= enough:
                 break
             if key == "gap":
                 gap = min(gap, width)
