@@ -189,6 +189,6 @@ async def test_a_new_version_brings_the_pane_to_what_changed(tmp_path: Path) -> 
         note = {"kind": "note", "id": "n-new", "text": "The price service was redeployed."}
         now = pad.read_text("utf-8").splitlines()
         write_atomic(pad, "\n".join([*now[:4], json.dumps(note), *now[4:]]) + "\n")
-        await h.until(lambda: h.app.inspection.current.number == 2, "the agent's next version")
+        await h.until(lambda: h.app.inspection.current.number == 3, "the agent's next version")
         await h.pilot.pause()
         assert pane.selected_row is not None and pane.selected_row.entry.label == "n-new"
