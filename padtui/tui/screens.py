@@ -429,9 +429,16 @@ class HistoryScreen(Screen[None]):
             "o", "older", "Older", id="history.older", tooltip="Older versions, from the journal"
         ),
         # (the list has the focus; should anything else take it, the arrows still move it)
-        Binding("up", "move(-1)", "Newer", show=False, id="history.up", tooltip="A newer version"),
         Binding(
-            "down", "move(1)", "Older", show=False, id="history.down", tooltip="An older version"
+            "up", "move(-1)", "Newer version", show=False, id="history.up", tooltip="Up the list"
+        ),
+        Binding(
+            "down",
+            "move(1)",
+            "Older version",
+            show=False,
+            id="history.down",
+            tooltip="Down the list",
         ),
     ]
     AUTO_FOCUS = "#versions"
