@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from padtui import telemetry
 from padtui.cli import commands
 from padtui.cli.outcome import BAD, FOUND, OK, Outcome, UsageError
 from padtui.cli.parser import COMMANDS, build_parser
@@ -68,6 +69,7 @@ def entry() -> NoReturn:
     code, headless = _main(None)
     if not headless:
         raise SystemExit(code)
+    telemetry.finish()  # (os._exit runs no exit hook: what is queued is sent now)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -1,0 +1,462 @@
+"""Verdicts into the team's OpenTelemetry (SPEC §11; docs/observability.md has the attributes).
+
+The faces call the functions at the end of this module (``audited``, ``planned``,
+``version_taken``, ``compaction_judged``, ``report_verdict``); each is a no-op costing one
+test unless the ``otel`` extra is installed AND ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
+``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set. Only then is ``opentelemetry`` imported, the
+first time a verdict is reported, and configured by the standard ``OTEL_*`` variables alone.
+
+Spans wait in the SDK's bounded queue (``BatchSpanProcessor``) and leave from its own thread:
+the screen and a hook only add to the queue. At exit (``finish``) what is queued is sent,
+bounded by the exporter's timeout (``OTEL_EXPORTER_OTLP_TIMEOUT``); a failure to send is one
+line on standard error (or the TUI's notice), never a traceback, and never an exit code.
+
+A face module, not core: it does I/O of its own (a network exporter, a thread, a hook at
+exit), which the core never does.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from padtui.core.text import one_line
+from padtui.core.vocabulary import FindingCode
+
+if TYPE_CHECKING:
+    from padtui.core.audit import Audit, Finding
+    from padtui.core.compaction import Plan
+    from padtui.core.guard import Judgement
+    from padtui.core.inspection import Inspection, SeenVersion
+    from padtui.core.model import Pad
+    from padtui.core.rules import RuleMap
+
+ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+TIMEOUTS = ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
+DEFAULT_TIMEOUT = 10.0  # seconds, the OTLP exporter's own default
+EVALUATION = "padtui.memory_fidelity"
+OPERATION = "update_memory"
+# the findings that lose a rule (dropped, weakened, or a sealed entry removed or edited)
+RULE_LOSSES = frozenset(
+    {
+        FindingCode.CONSTRAINT_DROPPED,
+        FindingCode.CONSTRAINT_WEAKENED,
+        FindingCode.SEALED_REMOVED,
+        FindingCode.SEALED_EDITED,
+    }
+)
+MAX_EXPLANATION = 2000  # characters of the rules lost, on one event
+
+Attributes = dict[str, Any]
+
+
+# --- the exporting, set up on the first verdict ---------------------------------------------
+
+
+class _Exporting:
+    """The tracer, its span processor, and what went wrong sending (said once)."""
+
+    def __init__(self, tracer: Any, processor: Any, timeout: float) -> None:
+        self.tracer = tracer
+        self.processor = processor
+        self.timeout = timeout
+
+
+_guard = threading.RLock()  # (a problem is told while the set-up holds it)
+_exporting: _Exporting | None = None
+_decided = False
+_problem: str | None = None
+_told = False
+_notice: Callable[[str], None] | None = None
+
+
+def enabled() -> bool:
+    """Whether verdicts are exported (set up on the first call: the extra and an endpoint)."""
+    return _start() is not None
+
+
+def _start() -> _Exporting | None:
+    global _exporting, _decided
+    if _decided:
+        return _exporting
+    with _guard:
+        if not _decided:
+            _exporting = _configured()
+            _decided = True
+            atexit.register(finish)
+    return _exporting
+
+
+def _configured() -> _Exporting | None:
+    endpoint = next((os.environ[n] for n in ENDPOINTS if os.environ.get(n, "").strip()), None)
+    if endpoint is None or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return None
+    try:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    except ImportError:
+        _tell(
+            "OTEL_EXPORTER_OTLP_ENDPOINT is set but the otel extra is not installed "
+            "(pip install 'padtui[otel]'): nothing exported"
+        )
+        return None
+    timeout = exporter_timeout()
+    try:
+        exporter = OTLPSpanExporter()
+    except Exception as exc:  # a bad OTEL_* value: one line, and padtui goes on
+        _tell(f"telemetry off: {exc}")
+        return None
+    return _install(exporter, timeout, endpoint)
+
+
+def exporter_timeout() -> float:
+    """The exporter's timeout in seconds, as the OTLP exporter reads it."""
+    for name in TIMEOUTS:
+        raw = os.environ.get(name, "").strip()
+        if raw:
+            try:
+                return max(float(raw), 0.0)
+            except ValueError:
+                break
+    return DEFAULT_TIMEOUT
+
+
+def _install(exporter: Any, timeout: float, where: str) -> _Exporting:
+    """A tracer exporting through ``exporter`` in batches, from the processor's thread."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+
+    _quiet_sdk_logs()
+
+    class Watched(SpanExporter):
+        """The exporter, its failures kept for one line (the SDK's logs are silenced)."""
+
+        def export(self, spans: Sequence[Any]) -> Any:
+            try:
+                result = exporter.export(spans)
+            except Exception as exc:
+                _failed(where, str(exc) or type(exc).__name__)
+                raise
+            if getattr(result, "name", "") != "SUCCESS":
+                _failed(where, _last_sdk_error or "the collector did not take them")
+            return result
+
+        def shutdown(self, timeout_millis: float = 30000, **_: Any) -> None:
+            exporter.shutdown()
+
+        def force_flush(self, timeout_millis: int = 30000) -> bool:
+            return bool(exporter.force_flush(timeout_millis))
+
+    own: Attributes = {}
+    resource_env = os.environ.get("OTEL_RESOURCE_ATTRIBUTES", "")
+    if not os.environ.get("OTEL_SERVICE_NAME") and "service.name=" not in resource_env:
+        own["service.name"] = "padtui"
+    provider = TracerProvider(resource=Resource.create(own), shutdown_on_exit=False)
+    processor = BatchSpanProcessor(Watched())
+    provider.add_span_processor(processor)
+    return _Exporting(provider.get_tracer("padtui"), processor, timeout)
+
+
+_last_sdk_error: str | None = None
+
+
+class _Kept(logging.Handler):
+    """The SDK's last error message (it logs each failure; padtui says one line of its own)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        global _last_sdk_error
+        if record.levelno >= logging.ERROR:
+            try:
+                _last_sdk_error = one_line(record.getMessage(), 200)
+            except Exception:
+                _last_sdk_error = None
+
+
+def _quiet_sdk_logs() -> None:
+    log = logging.getLogger("opentelemetry")
+    log.propagate = False
+    if not any(isinstance(h, _Kept) for h in log.handlers):
+        log.addHandler(_Kept())
+
+
+def _failed(where: str, why: str) -> None:
+    _tell(f"telemetry not sent to {one_line(where, 120)}: {one_line(why, 200)}")
+
+
+def _tell(line: str) -> None:
+    """Keep the first problem; a screen that asked for it (``on_problem``) hears it now."""
+    global _problem, _told
+    with _guard:
+        if _problem is not None:
+            return
+        _problem = line
+        notice = _notice
+    if notice is not None:
+        try:
+            notice(f"padtui: {line}")
+            _told = True
+        except Exception:
+            pass
+
+
+def on_problem(notice: Callable[[str], None] | None) -> None:
+    """Have ``notice`` hear a problem sending (once; from the exporter's thread): the TUI
+    shows it on screen instead of standard error."""
+    global _notice
+    _notice = notice
+
+
+def finish() -> None:
+    """Send what is queued, waiting at most the exporter's timeout, and say a problem in one
+    line on standard error (once; safe to call again)."""
+    global _told
+    exporting = _exporting
+    if exporting is not None:
+        _shut_down(exporting)
+    if _problem is not None and not _told:
+        _told = True
+        try:
+            sys.stderr.write(f"padtui: {_problem}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _shut_down(exporting: _Exporting) -> None:
+    """Send what is queued, waiting at most the exporter's timeout: the processor's own
+    shutdown sends batch after batch, each within that timeout, so it is waited for from
+    here (its thread is a daemon: the process does not wait for it past that)."""
+
+    def shut() -> None:
+        try:
+            exporting.processor.shutdown()
+        except Exception as exc:
+            _failed("the collector", str(exc) or type(exc).__name__)
+
+    closing = threading.Thread(target=shut, name="padtui-telemetry-exit", daemon=True)
+    closing.start()
+    closing.join(exporting.timeout + 0.2)
+    if closing.is_alive():
+        _tell(f"telemetry not all sent within {exporting.timeout:g} s: the rest is dropped")
+
+
+def use(exporter: Any) -> None:
+    """Export through ``exporter`` from now on, whatever the environment says (the tests
+    hand the SDK's in-memory exporter; ``stop`` undoes it)."""
+    global _exporting, _decided, _problem, _told
+    with _guard:
+        _exporting = _install(exporter, exporter_timeout(), "the exporter")
+        _decided = True
+        _problem, _told = None, False
+
+
+def flush() -> None:
+    """Send what is queued now (a test reads its exporter after this)."""
+    if _exporting is not None:
+        _exporting.processor.force_flush()
+
+
+def stop() -> None:
+    """Send what is queued and forget the set-up: the next verdict looks at the environment
+    again."""
+    global _exporting, _decided, _problem, _told
+    exporting = _exporting
+    if exporting is not None:
+        _shut_down(exporting)
+    with _guard:
+        _exporting, _decided, _problem, _told = None, False, None, False
+
+
+# --- the verdicts ---------------------------------------------------------------------------
+
+
+def report_verdict(
+    store_id: str,
+    verdict: str,
+    *,
+    source: str,
+    score: float | None = None,
+    explanation: str = "",
+    agent_id: str | None = None,
+    conversation_id: str | None = None,
+    compacted: bool | None = None,
+    detail: Attributes | None = None,
+) -> None:
+    """One verdict on a write to the memory ``store_id`` (a pad's path, a store's folder, a
+    transcript): an ``update_memory`` span with a ``gen_ai.evaluation.result`` event.
+    ``score``: the share of rules carried (none: the event has no value); ``explanation``:
+    the rules lost; ``detail``: padtui's own attributes (named ``padtui.`` here)."""
+    exporting = _start()
+    if exporting is None:
+        return
+    try:
+        attributes: Attributes = {
+            "gen_ai.operation.name": OPERATION,
+            "gen_ai.memory.store.id": store_id,
+            "padtui.source": source,
+            "padtui.verdict": str(verdict),
+        }
+        if agent_id:
+            attributes["gen_ai.agent.id"] = agent_id
+        if conversation_id:
+            attributes["gen_ai.conversation.id"] = conversation_id
+        if compacted is not None:
+            attributes["gen_ai.conversation.compacted"] = compacted
+        attributes.update({f"padtui.{k}": v for k, v in (detail or {}).items() if v is not None})
+        _span(exporting, attributes, _evaluation(verdict, score, explanation))
+    except Exception as exc:  # exporting never breaks padtui
+        _tell(f"telemetry: {one_line(str(exc) or type(exc).__name__, 200)}")
+
+
+def _evaluation(verdict: str, score: float | None, explanation: str) -> Attributes:
+    event: Attributes = {
+        "gen_ai.evaluation.name": EVALUATION,
+        "gen_ai.evaluation.score.label": str(verdict),
+    }
+    if score is not None:
+        event["gen_ai.evaluation.score.value"] = float(score)
+    if explanation:
+        event["gen_ai.evaluation.explanation"] = explanation[:MAX_EXPLANATION]
+    return event
+
+
+def _span(exporting: _Exporting, attributes: Attributes, event: Attributes) -> None:
+    span = exporting.tracer.start_span(OPERATION, attributes=attributes)
+    span.add_event("gen_ai.evaluation.result", event)
+    span.end()
+
+
+def audited(
+    store_id: str,
+    result: Audit,
+    *,
+    source: str,
+    old: Pad | None = None,
+    rule_map: RuleMap | None = None,
+    agent_id: str | None = None,
+    conversation_id: str | None = None,
+    **detail: Any,
+) -> None:
+    """An audit's verdict on the rewrite of ``store_id``. ``old``: the version before, whose
+    rules are counted for the share carried only when a rule was lost (else it is 1);
+    ``detail``: padtui's own attributes (a commit, a version number, ...)."""
+    if _start() is None:
+        return
+    lost = [f for f in result.findings if f.code in RULE_LOSSES]
+    score: float | None = 1.0
+    rules_before = rules_lost = None
+    if lost:
+        score = None
+        if old is not None:
+            rules_before, rules_lost = _rules_lost(old, lost, rule_map)
+            if rules_before:
+                score = (rules_before - rules_lost) / rules_before
+    attributes: Attributes = {
+        "findings.codes": sorted({str(f.code) for f in result.findings}),
+        "findings.critical": len(result.critical),
+        "rules.before": rules_before,
+        "rules.lost": rules_lost if lost else 0,
+        "tokens.before": result.tokens_before,
+        "tokens.after": result.tokens_after,
+        "claims.before": result.claims_before,
+        "claims.after": result.claims_after,
+        **detail,
+    }
+    report_verdict(
+        store_id,
+        result.verdict,
+        source=source,
+        score=score,
+        explanation=_explained(f.message for f in lost),
+        agent_id=agent_id,
+        conversation_id=conversation_id,
+        detail=attributes,
+    )
+
+
+def _rules_lost(old: Pad, lost: Sequence[Finding], rule_map: RuleMap | None) -> tuple[int, int]:
+    """The rules of the version before, and those of its entries a finding says lost or
+    weakened a rule (all of such an entry's rules count as lost)."""
+    from padtui.core.rules import find_rules
+
+    rules = find_rules(old, rule_map)
+    index = {e.label: e.index for e in old.entries}
+    hit = {index[label] for f in lost for label in f.entries if label in index}
+    return len(rules), sum(1 for r in rules if r.entry in hit)
+
+
+def planned(store_id: str, plan: Plan, *, source: str) -> None:
+    """A trial compaction's verdict (``check``): the share of the unsealed rules the pass
+    keeps, and those it would drop."""
+    if _start() is None:
+        return
+    at_risk = plan.rules_at_risk
+    dropped = [r for r in at_risk if r.dropped]
+    score = 1 - len(dropped) / len(at_risk) if at_risk else 1.0
+    detail: Attributes = {
+        "trial": True,
+        "refusal.code": str(plan.code) if plan.code is not None else None,
+        "policy": str(plan.policy),
+        "budget": plan.budget,
+        "tokens.before": plan.tokens_total,
+        "tokens.after": plan.tokens_after,
+        "rules.at_risk": len(at_risk),
+        "rules.lost": len(dropped),
+    }
+    report_verdict(
+        store_id,
+        plan.verdict,
+        source=source,
+        score=score,
+        explanation=_explained(r.text for r in dropped),
+        detail=detail,
+    )
+
+
+def version_taken(insp: Inspection, version: SeenVersion, *, source: str) -> None:
+    """A version the inspector or the fleet took in, with the audit of the rewrite that made
+    it (the first version: its verdict is ``initial``, with no audit)."""
+    if _start() is None:
+        return
+    about: Attributes = {"version": version.number, "origin": version.origin}
+    if version.audit is None:
+        about["tokens.after"] = version.tokens
+        report_verdict(insp.path, "initial", source=source, detail=about)
+        return
+    held = insp.versions
+    old = held[-2].pad if len(held) > 1 and held[-1] is version else None
+    audited(insp.path, version.audit, source=source, old=old, rule_map=insp.rule_map, **about)
+
+
+def compaction_judged(
+    session_id: str, transcript: str, verdict: Judgement, compaction: int, *, source: str = "claude"
+) -> None:
+    """A Claude Code compaction's verdict on the rules in force in the conversation."""
+    if _start() is None:
+        return
+    rules = len(verdict.carried) + len(verdict.lost)
+    report_verdict(
+        transcript,
+        verdict.verdict,
+        source=source,
+        score=len(verdict.carried) / rules if rules else 1.0,
+        explanation=_explained(r.text for r in verdict.lost),
+        conversation_id=session_id,
+        compacted=True,
+        detail={
+            "compaction": compaction,
+            "rules.before": rules,
+            "rules.lost": len(verdict.lost),
+            "rules.dropped": len(verdict.dropped),
+            "rules.weakened": len(verdict.weakened),
+        },
+    )
+
+
+def _explained(lost: Iterable[str]) -> str:
+    return "; ".join(one_line(text, 300) for text in lost)[:MAX_EXPLANATION]
