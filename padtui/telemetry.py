@@ -1,15 +1,21 @@
 """Verdicts into the team's OpenTelemetry (SPEC §11; docs/observability.md has the attributes).
 
-The faces call the functions at the end of this module (``audited``, ``planned``,
-``version_taken``, ``compaction_judged``, ``report_verdict``); each is a no-op costing one
-test unless the ``otel`` extra is installed AND ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or
-``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set. Only then is ``opentelemetry`` imported, the
-first time a verdict is reported, and configured by the standard ``OTEL_*`` variables alone.
+The faces call the verdict functions below (``audited``, ``planned``, ``version_taken``,
+``compaction_judged``, ``report_verdict``); each is a no-op costing one test unless
+``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set and the
+``otel`` extra installed. Only then is ``opentelemetry`` imported, configured by the standard
+``OTEL_*`` variables alone:
 
-Spans wait in the SDK's bounded queue (``BatchSpanProcessor``) and leave from its own thread:
-the screen and a hook only add to the queue. At exit (``finish``) what is queued is sent,
-bounded by the exporter's timeout (``OTEL_EXPORTER_OTLP_TIMEOUT``); a failure to send is one
-line on standard error (or the TUI's notice), never a traceback, and never an exit code.
+- in a long-lived process (the TUI, the MCP server) and a hook, in a thread of its own, set
+  up at the first verdict (those reported meanwhile wait for it, bounded);
+- for ``check`` and ``audit``, in a sender process started as the command starts
+  (``prepare``), on another core beside the command's work; the command hands it each
+  verdict as a line of JSON.
+
+Either way spans wait in the SDK's bounded queue (``BatchSpanProcessor``) and leave from its
+thread: the screen and a hook only add to the queue. At exit (``finish``) what is queued is
+sent, bounded by the exporter's timeout (``OTEL_EXPORTER_OTLP_TIMEOUT``); a failure to send is
+one line on standard error (or the TUI's notice), never a traceback, and never an exit code.
 
 A face module, not core: it does I/O of its own (a network exporter, a thread, a hook at
 exit), which the core never does.
@@ -18,12 +24,15 @@ exit), which the core never does.
 from __future__ import annotations
 
 import atexit
+import json
 import logging
 import os
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from padtui.core.text import one_line
 from padtui.core.vocabulary import FindingCode
@@ -69,27 +78,94 @@ class _Exporting:
 
 _guard = threading.RLock()  # (a problem is told while the set-up holds it)
 _exporting: _Exporting | None = None
-_decided = False
+_decided = False  # the set-up is done (exporting or not)
+_setting_up: threading.Thread | None = None
+_sender: subprocess.Popen[bytes] | None = None  # (see prepare)
+_pending: list[_Verdict] = []  # reported while the set-up runs (MAX_PENDING at most)
+_wanted: bool | None = None
 _problem: str | None = None
 _told = False
 _notice: Callable[[str], None] | None = None
+MAX_PENDING = 2048
+
+
+class _Verdict(NamedTuple):
+    at: int  # nanoseconds since the epoch
+    attributes: Attributes
+    event: Attributes
+
+
+def wanted() -> bool:
+    """Whether an endpoint is set (and the SDK not disabled): the environment, read once."""
+    global _wanted
+    if _wanted is None:
+        endpoint = any(os.environ.get(n, "").strip() for n in ENDPOINTS)
+        off = os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true"
+        _wanted = endpoint and not off
+    return _wanted
+
+
+def _active() -> bool:
+    return _exporting is not None or (not _decided and wanted())
+
+
+def prepare() -> None:
+    """For a short-lived command that will report a verdict, called as it starts: with an
+    endpoint set, a sender process (``python -m padtui.telemetry``) is started, which
+    imports the SDK and exports what this process hands it, on another core beside the
+    command's work (importing the SDK and its HTTP stack here would cost the command more
+    than the work of a large audit's last tenth). Nothing is imported here."""
+    global _sender, _decided
+    with _guard:
+        if _decided or _sender is not None or not wanted():
+            return
+        try:
+            _sender = subprocess.Popen(
+                [sys.executable, "-m", "padtui.telemetry"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,  # (the terminal's ^C is the command's, not its)
+            )
+        except OSError as exc:
+            _tell(f"telemetry off: the sender did not start ({exc.strerror or exc})")
+            _decided = True
+            return
+        atexit.register(finish)
+
+
+def _begin() -> None:
+    global _setting_up
+    with _guard:
+        if _setting_up is None and not _decided:
+            _setting_up = threading.Thread(target=_set_up, name="padtui-telemetry", daemon=True)
+            _setting_up.start()
+            atexit.register(finish)
+
+
+def _set_up() -> None:
+    global _exporting, _decided
+    try:
+        exporting = _configured()
+    except Exception as exc:  # exporting never breaks padtui
+        _tell(f"telemetry off: {one_line(str(exc) or type(exc).__name__, 200)}")
+        exporting = None
+    with _guard:
+        _exporting, _decided = exporting, True
+        pending = list(_pending)
+        _pending.clear()
+    if exporting is not None:
+        for verdict in pending:
+            _span(exporting, verdict)
 
 
 def enabled() -> bool:
-    """Whether verdicts are exported (set up on the first call: the extra and an endpoint)."""
-    return _start() is not None
-
-
-def _start() -> _Exporting | None:
-    global _exporting, _decided
-    if _decided:
-        return _exporting
-    with _guard:
-        if not _decided:
-            _exporting = _configured()
-            _decided = True
-            atexit.register(finish)
-    return _exporting
+    """Whether verdicts are exported (waiting for the set-up, when one is under way)."""
+    prepare()
+    thread = _setting_up
+    if thread is not None:
+        thread.join()
+    return _exporting is not None
 
 
 def _configured() -> _Exporting | None:
@@ -97,20 +173,14 @@ def _configured() -> _Exporting | None:
     if endpoint is None or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return None
     try:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        import opentelemetry.exporter.otlp.proto.http.trace_exporter as otlp
     except ImportError:
         _tell(
             "OTEL_EXPORTER_OTLP_ENDPOINT is set but the otel extra is not installed "
             "(pip install 'padtui[otel]'): nothing exported"
         )
         return None
-    timeout = exporter_timeout()
-    try:
-        exporter = OTLPSpanExporter()
-    except Exception as exc:  # a bad OTEL_* value: one line, and padtui goes on
-        _tell(f"telemetry off: {exc}")
-        return None
-    return _install(exporter, timeout, endpoint)
+    return _install(otlp.OTLPSpanExporter(), exporter_timeout(), endpoint)
 
 
 def exporter_timeout() -> float:
@@ -212,12 +282,22 @@ def on_problem(notice: Callable[[str], None] | None) -> None:
 
 
 def finish() -> None:
-    """Send what is queued, waiting at most the exporter's timeout, and say a problem in one
-    line on standard error (once; safe to call again)."""
+    """Send what is queued, waiting at most the exporter's timeout in all (the set-up, if
+    still under way, included), and say a problem in one line on standard error (once; safe
+    to call again)."""
     global _told
+    timeout = exporter_timeout()
+    deadline = time.monotonic() + timeout + 0.2
+    if _sender is not None:
+        _sender_done(_sender, deadline)
+    thread = _setting_up
+    if thread is not None:
+        thread.join(timeout + 0.2)
+        if thread.is_alive():
+            _tell(f"telemetry not set up within {timeout:g} s: nothing sent")
     exporting = _exporting
     if exporting is not None:
-        _shut_down(exporting)
+        _shut_down(exporting, deadline)
     if _problem is not None and not _told:
         _told = True
         try:
@@ -227,10 +307,52 @@ def finish() -> None:
             pass
 
 
-def _shut_down(exporting: _Exporting) -> None:
-    """Send what is queued, waiting at most the exporter's timeout: the processor's own
-    shutdown sends batch after batch, each within that timeout, so it is waited for from
-    here (its thread is a daemon: the process does not wait for it past that)."""
+def _sender_done(sender: subprocess.Popen[bytes], deadline: float) -> None:
+    """Close the sender's input (it sends what it holds and ends), wait for it until
+    ``deadline``, and tell the first line it had to say."""
+    global _sender
+    _sender = None
+    try:
+        _out, err = sender.communicate(timeout=max(deadline - time.monotonic(), 0.0))
+    except subprocess.TimeoutExpired:
+        sender.kill()
+        sender.communicate()
+        _tell(f"telemetry not all sent within {exporter_timeout():g} s: the rest is dropped")
+        return
+    except (OSError, ValueError) as exc:
+        _tell(f"telemetry: the sender failed ({one_line(str(exc), 160)})")
+        return
+    said = [line for line in err.decode("utf-8", "replace").splitlines() if line]
+    told = [line for line in said if line.startswith("padtui: ")]
+    if told:
+        _tell(told[0].removeprefix("padtui: "))
+    elif sender.returncode:
+        _tell(f"telemetry: the sender failed ({one_line(said[-1] if said else '', 160)})")
+
+
+def _send_from_standard_input() -> int:
+    """The sender process: each line of standard input a verdict, exported as the set-up
+    in process does; at the end, what is queued is sent within the exporter's timeout and a
+    problem is one line on standard error (read by the command that started it)."""
+    global _exporting, _decided
+    exporting = _exporting = _configured()
+    _decided = True
+    for line in sys.stdin.buffer:
+        if exporting is None:
+            continue  # (read to the end all the same: the command's writes never block)
+        try:
+            got = json.loads(line)
+            _span(exporting, _Verdict(int(got["at"]), got["attributes"], got["event"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            _tell(f"telemetry: a verdict not read ({one_line(str(exc), 120)})")
+    finish()
+    return 0
+
+
+def _shut_down(exporting: _Exporting, deadline: float) -> None:
+    """Send what is queued by ``deadline`` (``time.monotonic``): the processor's own
+    shutdown sends batch after batch, each within the exporter's timeout, so it is waited
+    for from here (its thread is a daemon: the process does not wait for it past that)."""
 
     def shut() -> None:
         try:
@@ -240,7 +362,7 @@ def _shut_down(exporting: _Exporting) -> None:
 
     closing = threading.Thread(target=shut, name="padtui-telemetry-exit", daemon=True)
     closing.start()
-    closing.join(exporting.timeout + 0.2)
+    closing.join(max(deadline - time.monotonic(), 0.0))
     if closing.is_alive():
         _tell(f"telemetry not all sent within {exporting.timeout:g} s: the rest is dropped")
 
@@ -249,10 +371,10 @@ def use(exporter: Any) -> None:
     """Export through ``exporter`` from now on, whatever the environment says (the tests
     hand the SDK's in-memory exporter; ``stop`` undoes it)."""
     global _exporting, _decided, _problem, _told
+    stop()
     with _guard:
         _exporting = _install(exporter, exporter_timeout(), "the exporter")
         _decided = True
-        _problem, _told = None, False
 
 
 def flush() -> None:
@@ -264,12 +386,19 @@ def flush() -> None:
 def stop() -> None:
     """Send what is queued and forget the set-up: the next verdict looks at the environment
     again."""
-    global _exporting, _decided, _problem, _told
+    global _exporting, _decided, _setting_up, _sender, _wanted, _problem, _told
+    if _sender is not None:
+        _sender_done(_sender, time.monotonic() + exporter_timeout() + 0.2)
+    thread = _setting_up
+    if thread is not None:
+        thread.join()
     exporting = _exporting
     if exporting is not None:
-        _shut_down(exporting)
+        _shut_down(exporting, time.monotonic() + exporting.timeout + 0.2)
     with _guard:
-        _exporting, _decided, _problem, _told = None, False, None, False
+        _exporting, _decided, _setting_up, _sender, _wanted = None, False, None, None, None
+        _problem, _told = None, False
+        _pending.clear()
 
 
 # --- the verdicts ---------------------------------------------------------------------------
@@ -291,8 +420,7 @@ def report_verdict(
     transcript): an ``update_memory`` span with a ``gen_ai.evaluation.result`` event.
     ``score``: the share of rules carried (none: the event has no value); ``explanation``:
     the rules lost; ``detail``: padtui's own attributes (named ``padtui.`` here)."""
-    exporting = _start()
-    if exporting is None:
+    if not _active():
         return
     try:
         attributes: Attributes = {
@@ -308,9 +436,32 @@ def report_verdict(
         if compacted is not None:
             attributes["gen_ai.conversation.compacted"] = compacted
         attributes.update({f"padtui.{k}": v for k, v in (detail or {}).items() if v is not None})
-        _span(exporting, attributes, _evaluation(verdict, score, explanation))
+        made = _Verdict(time.time_ns(), attributes, _evaluation(verdict, score, explanation))
+        if _sender is not None:
+            _hand_over(_sender, made)
+            return
+        with _guard:
+            exporting = _exporting
+            if exporting is None:  # (the set-up under way sends it once done)
+                if not _decided and len(_pending) < MAX_PENDING:
+                    _pending.append(made)
+                    _begin()
+                return
+        _span(exporting, made)
     except Exception as exc:  # exporting never breaks padtui
         _tell(f"telemetry: {one_line(str(exc) or type(exc).__name__, 200)}")
+
+
+def _hand_over(sender: subprocess.Popen[bytes], verdict: _Verdict) -> None:
+    """One verdict to the sender process, as a line of JSON."""
+    line = json.dumps(verdict._asdict(), ensure_ascii=True, default=str) + "\n"
+    try:
+        with _guard:
+            assert sender.stdin is not None
+            sender.stdin.write(line.encode("ascii"))
+            sender.stdin.flush()
+    except (OSError, ValueError):
+        _tell("telemetry not sent: the sender process ended")
 
 
 def _evaluation(verdict: str, score: float | None, explanation: str) -> Attributes:
@@ -325,10 +476,12 @@ def _evaluation(verdict: str, score: float | None, explanation: str) -> Attribut
     return event
 
 
-def _span(exporting: _Exporting, attributes: Attributes, event: Attributes) -> None:
-    span = exporting.tracer.start_span(OPERATION, attributes=attributes)
-    span.add_event("gen_ai.evaluation.result", event)
-    span.end()
+def _span(exporting: _Exporting, verdict: _Verdict) -> None:
+    span = exporting.tracer.start_span(
+        OPERATION, attributes=verdict.attributes, start_time=verdict.at
+    )
+    span.add_event("gen_ai.evaluation.result", verdict.event, timestamp=verdict.at)
+    span.end(end_time=verdict.at)
 
 
 def audited(
@@ -345,7 +498,7 @@ def audited(
     """An audit's verdict on the rewrite of ``store_id``. ``old``: the version before, whose
     rules are counted for the share carried only when a rule was lost (else it is 1);
     ``detail``: padtui's own attributes (a commit, a version number, ...)."""
-    if _start() is None:
+    if not _active():
         return
     lost = [f for f in result.findings if f.code in RULE_LOSSES]
     score: float | None = 1.0
@@ -393,7 +546,7 @@ def _rules_lost(old: Pad, lost: Sequence[Finding], rule_map: RuleMap | None) -> 
 def planned(store_id: str, plan: Plan, *, source: str) -> None:
     """A trial compaction's verdict (``check``): the share of the unsealed rules the pass
     keeps, and those it would drop."""
-    if _start() is None:
+    if not _active():
         return
     at_risk = plan.rules_at_risk
     dropped = [r for r in at_risk if r.dropped]
@@ -421,7 +574,7 @@ def planned(store_id: str, plan: Plan, *, source: str) -> None:
 def version_taken(insp: Inspection, version: SeenVersion, *, source: str) -> None:
     """A version the inspector or the fleet took in, with the audit of the rewrite that made
     it (the first version: its verdict is ``initial``, with no audit)."""
-    if _start() is None:
+    if not _active():
         return
     about: Attributes = {"version": version.number, "origin": version.origin}
     if version.audit is None:
@@ -437,7 +590,7 @@ def compaction_judged(
     session_id: str, transcript: str, verdict: Judgement, compaction: int, *, source: str = "claude"
 ) -> None:
     """A Claude Code compaction's verdict on the rules in force in the conversation."""
-    if _start() is None:
+    if not _active():
         return
     rules = len(verdict.carried) + len(verdict.lost)
     report_verdict(
@@ -460,3 +613,7 @@ def compaction_judged(
 
 def _explained(lost: Iterable[str]) -> str:
     return "; ".join(one_line(text, 300) for text in lost)[:MAX_EXPLANATION]
+
+
+if __name__ == "__main__":
+    raise SystemExit(_send_from_standard_input())

@@ -310,15 +310,24 @@ def test_commands_without_an_endpoint_never_import_opentelemetry(tmp_path: Path)
     assert otel_modules_after(code, tmp_path) == []
 
 
-def test_the_otel_check_would_see_an_import_with_an_endpoint(tmp_path: Path) -> None:
+def test_commands_with_an_endpoint_leave_the_sdk_to_their_sender(tmp_path: Path) -> None:
+    """``check`` and ``audit`` hand their verdicts to a sender process: theirs never imports
+    the SDK (a closed port: the sender says so in one line, which the command tells)."""
     pytest.importorskip("opentelemetry.sdk")
     code = AUDIT.format(old=str(tmp_path / "old.json"), new=str(tmp_path / "new.json"))
-    code += "from padtui import telemetry; telemetry.stop()\n"  # (nothing left to send)
-    # (a closed port and no wait: the verdict is dropped at once)
-    loaded = otel_modules_after(
-        code,
-        tmp_path,
-        OTEL_EXPORTER_OTLP_ENDPOINT="http://127.0.0.1:9",
-        OTEL_BSP_SCHEDULE_DELAY="1",
+    code += "from padtui import telemetry; telemetry.stop()\n"
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_TIMEOUT": "1"}
+    assert otel_modules_after(code, tmp_path, **env) == []
+
+
+def test_the_otel_check_would_see_an_import_in_process(tmp_path: Path) -> None:
+    """The probe itself works: a verdict exported in process imports the SDK."""
+    pytest.importorskip("opentelemetry.sdk")
+    code = (
+        "from padtui import telemetry\n"
+        "telemetry.report_verdict('pad.json', 'growth', source='probe')\n"
+        "assert telemetry.enabled()\n"
+        "telemetry.on_problem(lambda line: None)\n"  # (a closed port: nothing to say here)
     )
-    assert "opentelemetry.sdk.trace" in loaded
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_TIMEOUT": "1"}
+    assert "opentelemetry.sdk.trace" in otel_modules_after(code, tmp_path, **env)
