@@ -81,6 +81,7 @@ _exporting: _Exporting | None = None
 _decided = False  # the set-up is done (exporting or not)
 _setting_up: threading.Thread | None = None
 _sender: subprocess.Popen[bytes] | None = None  # (see prepare)
+_handed = 0  # verdicts handed to the sender
 _pending: list[_Verdict] = []  # reported while the set-up runs (MAX_PENDING at most)
 _wanted: bool | None = None
 _problem: str | None = None
@@ -284,7 +285,9 @@ def on_problem(notice: Callable[[str], None] | None) -> None:
 def finish() -> None:
     """Send what is queued, waiting at most the exporter's timeout in all (the set-up, if
     still under way, included), and say a problem in one line on standard error (once; safe
-    to call again)."""
+    to call again). The command line calls it before the interpreter ends: once that has
+    begun, the SDK can start no thread, so a set-up still under way then fails (an exit
+    hook calls it too, for padtui used as a library)."""
     global _told
     timeout = exporter_timeout()
     deadline = time.monotonic() + timeout + 0.2
@@ -310,8 +313,13 @@ def finish() -> None:
 def _sender_done(sender: subprocess.Popen[bytes], deadline: float) -> None:
     """Close the sender's input (it sends what it holds and ends), wait for it until
     ``deadline``, and tell the first line it had to say."""
-    global _sender
+    global _sender, _handed
     _sender = None
+    if not _handed:  # (nothing to send: a command that ended on bad input)
+        sender.kill()
+        sender.communicate()
+        return
+    _handed = 0
     try:
         _out, err = sender.communicate(timeout=max(deadline - time.monotonic(), 0.0))
     except subprocess.TimeoutExpired:
@@ -454,9 +462,11 @@ def report_verdict(
 
 def _hand_over(sender: subprocess.Popen[bytes], verdict: _Verdict) -> None:
     """One verdict to the sender process, as a line of JSON."""
+    global _handed
     line = json.dumps(verdict._asdict(), ensure_ascii=True, default=str) + "\n"
     try:
         with _guard:
+            _handed += 1
             assert sender.stdin is not None
             sender.stdin.write(line.encode("ascii"))
             sender.stdin.flush()

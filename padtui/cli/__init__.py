@@ -67,9 +67,9 @@ def entry() -> NoReturn:
     command an exit without the interpreter's teardown, once its output is flushed (its
     files are closed by then): freeing a large pad's objects one by one took ~25 ms."""
     code, headless = _main(None)
+    telemetry.finish()  # (before the interpreter ends, when the SDK can still start a thread)
     if not headless:
         raise SystemExit(code)
-    telemetry.finish()  # (os._exit runs no exit hook: what is queued is sent now)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -3,6 +3,7 @@ error; the output and the exit code are those of a run without telemetry."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -65,16 +66,38 @@ def test_a_closed_port_changes_nothing_but_one_line_within_the_timeout(tmp_path:
 
 
 def test_a_hook_with_a_closed_port_says_what_it_says_and_exits_0(tmp_path: Path) -> None:
-    done, _took = run(
-        ["claude", "post-compact"],
+    from tests.claude.sessions import DROPPED, Session
+
+    session = Session(tmp_path)
+    session.conversation()
+    session.compact(DROPPED)
+    event = session.event("PostCompact", trigger="auto", compact_summary=DROPPED)
+    env = {k: v for k, v in session.env().items() if k not in OTEL_VARS}
+    env["PADTUI_CLAUDE_MANAGED"] = str(tmp_path / "managed" / "CLAUDE.md")
+    args = [sys.executable, "-m", "padtui", "claude", "post-compact"]
+
+    def hook(**more: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            args,
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            env={**env, **more},
+            cwd=session.project,
+            timeout=120,
+            check=False,
+        )
+
+    plain = hook()
+    sent = hook(
         OTEL_EXPORTER_OTLP_ENDPOINT=f"http://127.0.0.1:{closed_port()}",
         OTEL_EXPORTER_OTLP_TIMEOUT="1",
-        HOME=str(tmp_path),
-        XDG_STATE_HOME=str(tmp_path / "state"),
     )
-    # (no input: the hook says so; nothing judged, nothing exported, nothing more said)
-    assert done.returncode == 0
-    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+    assert plain.returncode == sent.returncode == 0
+    assert json.loads(sent.stdout) == json.loads(plain.stdout)  # the same notice
+    extra = [line for line in sent.stderr.splitlines() if line not in plain.stderr.splitlines()]
+    assert len(extra) == 1 and extra[0].startswith("padtui: telemetry not"), sent.stderr
+    assert "Traceback" not in sent.stderr
 
 
 class Stuck:
