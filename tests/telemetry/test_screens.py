@@ -51,3 +51,37 @@ async def test_the_fleet_exports_each_version_it_takes_in(spans: Spans, tmp_path
         watch = Harness(app, pilot)  # type: ignore[arg-type]  # (its wait, on the fleet)
         await watch.until(lambda: len(_verdicts(spans, "fleet")) == 2, "both versions exported")
     assert _verdicts(spans, "fleet") == [(1, "initial", None), (2, "corruption", 1 / 3)]
+
+
+class Refusing:
+    """A collector that refuses every batch."""
+
+    def export(self, spans: object) -> object:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        return SpanExportResult.FAILURE
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+async def test_a_collector_that_refuses_is_one_notice_on_the_screen(
+    spans: Spans, tmp_path: Path
+) -> None:
+    from padtui import telemetry
+
+    telemetry.use(Refusing())  # (in place of the fixture's exporter)
+    pad = write_pad(tmp_path / "pad.json", OLD)
+    async with inspector(pad) as h:
+        write_atomic(pad, json.dumps(NEW))
+        await h.until(lambda: len(h.app.inspection.versions) == 2, "the rewrite taken in")
+        await asyncio.to_thread(telemetry.flush)  # (the batch leaves, from another thread)
+        await h.until(lambda: h.noted("telemetry not sent"), "the notice")
+        write_atomic(pad, json.dumps(OLD))
+        await h.until(lambda: len(h.app.inspection.versions) == 3, "the next version")
+        await asyncio.to_thread(telemetry.flush)
+        await h.pilot.pause()
+    assert len(h.noted("telemetry not sent")) == 1  # once, not once a batch
