@@ -24,9 +24,11 @@ exit), which the core never does.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -88,6 +90,7 @@ _problem: str | None = None
 _told = False
 _notice: Callable[[str], None] | None = None
 MAX_PENDING = 2048
+SENDER_MARGIN = 0.5  # seconds (see _configured)
 
 
 class _Verdict(NamedTuple):
@@ -169,7 +172,10 @@ def enabled() -> bool:
     return _exporting is not None
 
 
-def _configured() -> _Exporting | None:
+def _configured(margin: float = 0.0) -> _Exporting | None:
+    """The export as the environment asks for it (None: none asked for, or no SDK);
+    ``margin``: seconds the exporter's timeout leaves to the sender process to say how it
+    went before the command stops waiting for it."""
     endpoint = next((os.environ[n] for n in ENDPOINTS if os.environ.get(n, "").strip()), None)
     if endpoint is None or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return None
@@ -181,7 +187,12 @@ def _configured() -> _Exporting | None:
             "(pip install 'padtui[otel]'): nothing exported"
         )
         return None
-    return _install(otlp.OTLPSpanExporter(), exporter_timeout(), endpoint)
+    timeout = exporter_timeout()
+    if margin:
+        exporter = otlp.OTLPSpanExporter(timeout=max(timeout - margin, timeout / 2))
+    else:
+        exporter = otlp.OTLPSpanExporter()
+    return _install(exporter, timeout, endpoint)
 
 
 def exporter_timeout() -> float:
@@ -214,7 +225,10 @@ def _install(exporter: Any, timeout: float, where: str) -> _Exporting:
                 _failed(where, str(exc) or type(exc).__name__)
                 raise
             if getattr(result, "name", "") != "SUCCESS":
-                _failed(where, _last_sdk_error or "the collector did not take them")
+                why = _last_sdk_error or "the collector did not take them"
+                if "max retries" in why and _last_sdk_cause:
+                    why = _cause(_last_sdk_cause)
+                _failed(where, why)
             return result
 
         def shutdown(self, timeout_millis: float = 30000, **_: Any) -> None:
@@ -234,18 +248,30 @@ def _install(exporter: Any, timeout: float, where: str) -> _Exporting:
 
 
 _last_sdk_error: str | None = None
+_last_sdk_cause: str | None = None  # (the retries' reason, when the error names none)
 
 
 class _Kept(logging.Handler):
-    """The SDK's last error message (it logs each failure; padtui says one line of its own)."""
+    """Why the SDK last failed to send (it logs each failure, and why it retried: a refused
+    connection; padtui says one line of its own)."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        global _last_sdk_error
+        global _last_sdk_error, _last_sdk_cause
+        try:
+            message = one_line(record.getMessage(), 1000)
+        except Exception:
+            return
         if record.levelno >= logging.ERROR:
-            try:
-                _last_sdk_error = one_line(record.getMessage(), 200)
-            except Exception:
-                _last_sdk_error = None
+            _last_sdk_error = message
+        elif message.startswith("Transient error"):
+            _last_sdk_cause = message
+
+
+def _cause(message: str) -> str:
+    """The system's reason in a retry's message (``[Errno 111] Connection refused``), else the
+    message."""
+    found = re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", message)
+    return found.group(1).strip() if found else message.removeprefix("Transient error ")
 
 
 def _quiet_sdk_logs() -> None:
@@ -288,6 +314,11 @@ def finish() -> None:
     to call again). The command line calls it before the interpreter ends: once that has
     begun, the SDK can start no thread, so a set-up still under way then fails (an exit
     hook calls it too, for padtui used as a library)."""
+    with contextlib.suppress(KeyboardInterrupt):  # (^C while waiting: the rest is dropped)
+        _finish()
+
+
+def _finish() -> None:
     global _told
     timeout = exporter_timeout()
     deadline = time.monotonic() + timeout + 0.2
@@ -295,7 +326,7 @@ def finish() -> None:
         _sender_done(_sender, deadline)
     thread = _setting_up
     if thread is not None:
-        thread.join(timeout + 0.2)
+        thread.join(max(deadline - time.monotonic(), 0.0))
         if thread.is_alive():
             _tell(f"telemetry not set up within {timeout:g} s: nothing sent")
     exporting = _exporting
@@ -343,7 +374,7 @@ def _send_from_standard_input() -> int:
     in process does; at the end, what is queued is sent within the exporter's timeout and a
     problem is one line on standard error (read by the command that started it)."""
     global _exporting, _decided
-    exporting = _exporting = _configured()
+    exporting = _exporting = _configured(margin=SENDER_MARGIN)
     _decided = True
     for line in sys.stdin.buffer:
         if exporting is None:
