@@ -28,6 +28,7 @@ import contextlib
 import json
 import logging
 import os
+import queue
 import re
 import subprocess
 import sys
@@ -322,6 +323,7 @@ def _finish() -> None:
     global _told
     timeout = exporter_timeout()
     deadline = time.monotonic() + timeout + 0.2
+    _worked_off(deadline)
     if _sender is not None:
         _sender_done(_sender, deadline)
     thread = _setting_up
@@ -418,6 +420,7 @@ def use(exporter: Any) -> None:
 
 def flush() -> None:
     """Send what is queued now (a test reads its exporter after this)."""
+    _worked_off(time.monotonic() + 10.0)
     if _exporting is not None:
         _exporting.processor.force_flush()
 
@@ -426,6 +429,7 @@ def stop() -> None:
     """Send what is queued and forget the set-up: the next verdict looks at the environment
     again."""
     global _exporting, _decided, _setting_up, _sender, _wanted, _problem, _told
+    _worked_off(time.monotonic() + 10.0)
     if _sender is not None:
         _sender_done(_sender, time.monotonic() + exporter_timeout() + 0.2)
     thread = _setting_up
@@ -614,17 +618,65 @@ def planned(store_id: str, plan: Plan, *, source: str) -> None:
 
 def version_taken(insp: Inspection, version: SeenVersion, *, source: str) -> None:
     """A version the inspector or the fleet took in, with the audit of the rewrite that made
-    it (the first version: its verdict is ``initial``, with no audit)."""
+    it (the first version: its verdict is ``initial``, with no audit). Called on the screen's
+    thread: the verdict is made in telemetry's own worker (counting the rules of the version
+    before, when one was lost, takes a large pad's tens of milliseconds)."""
     if not _active():
-        return
-    about: Attributes = {"version": version.number, "origin": version.origin}
-    if version.audit is None:
-        about["tokens.after"] = version.tokens
-        report_verdict(insp.path, "initial", source=source, detail=about)
         return
     held = insp.versions
     old = held[-2].pad if len(held) > 1 and held[-1] is version else None
-    audited(insp.path, version.audit, source=source, old=old, rule_map=insp.rule_map, **about)
+    path, rule_map = insp.path, insp.rule_map
+    _later(lambda: _version_verdict(path, version, old, rule_map, source))
+
+
+def _version_verdict(
+    path: str, version: SeenVersion, old: Pad | None, rule_map: RuleMap | None, source: str
+) -> None:
+    about: Attributes = {"version": version.number, "origin": version.origin}
+    if version.audit is None:
+        about["tokens.after"] = version.tokens
+        report_verdict(path, "initial", source=source, detail=about)
+        return
+    audited(path, version.audit, source=source, old=old, rule_map=rule_map, **about)
+
+
+_work: queue.Queue[Callable[[], None]] = queue.Queue(maxsize=MAX_PENDING)
+_worker: threading.Thread | None = None
+
+
+def _later(task: Callable[[], None]) -> None:
+    """Run ``task`` in telemetry's worker thread (started on first use); when its queue is
+    full, the verdict is dropped, never waited for."""
+    global _worker
+    with _guard:
+        if _worker is None:
+            _worker = threading.Thread(target=_working, name="padtui-verdicts", daemon=True)
+            _worker.start()
+    try:
+        _work.put_nowait(task)
+    except queue.Full:
+        _tell("telemetry: verdicts dropped (more than 2,048 waiting)")
+
+
+def _working() -> None:
+    while True:
+        task = _work.get()
+        try:
+            task()
+        except Exception as exc:  # exporting never breaks padtui
+            _tell(f"telemetry: {one_line(str(exc) or type(exc).__name__, 200)}")
+
+
+def _worked_off(deadline: float) -> None:
+    """Wait (until ``deadline``) for the verdicts the worker holds to be reported."""
+    if _worker is None:
+        return
+    done = threading.Event()
+    try:
+        _work.put(done.set, timeout=max(deadline - time.monotonic(), 0.0))
+    except queue.Full:
+        return
+    done.wait(max(deadline - time.monotonic(), 0.0))
 
 
 def compaction_judged(

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from padtui.tui.fleet import FleetApp
 from tests.telemetry.conftest import NEW, OLD, Spans, evaluation, write_pad
@@ -24,7 +28,19 @@ def _verdicts(spans: Spans, source: str) -> list[tuple[int, str, float | None]]:
     ]
 
 
-async def test_the_inspector_exports_each_version_it_takes_in(spans: Spans, tmp_path: Path) -> None:
+async def test_the_inspector_exports_each_version_it_takes_in(
+    spans: Spans, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from padtui.core import rules
+
+    counted_on: list[str] = []  # (the rules lost are counted off the screen's thread)
+    find_rules = rules.find_rules
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        counted_on.append(threading.current_thread().name)
+        return find_rules(*args, **kwargs)
+
+    monkeypatch.setattr(rules, "find_rules", counting)
     pad = write_pad(tmp_path / "pad.json", OLD)
     async with inspector(pad) as h:
         write_atomic(pad, json.dumps(NEW))
@@ -38,6 +54,7 @@ async def test_the_inspector_exports_each_version_it_takes_in(spans: Spans, tmp_
     )
     assert _verdicts(spans, "inspector") == [(1, "initial", None), (2, "corruption", 1 / 3)]
     assert second.attributes["padtui.origin"] == "agent"
+    assert counted_on == ["padtui-verdicts"]
 
 
 async def test_the_fleet_exports_each_version_it_takes_in(spans: Spans, tmp_path: Path) -> None:
