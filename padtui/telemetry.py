@@ -46,7 +46,8 @@ if TYPE_CHECKING:
     from padtui.core.guard import Judgement
     from padtui.core.inspection import Inspection, SeenVersion
     from padtui.core.model import Pad
-    from padtui.core.rules import RuleMap
+    from padtui.core.rules import RuleMap, RuleMemo
+    from padtui.core.tokens import TokenCounter
 
 ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 TIMEOUTS = ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
@@ -536,13 +537,15 @@ def audited(
     source: str,
     old: Pad | None = None,
     rule_map: RuleMap | None = None,
+    counter: TokenCounter | None = None,
     agent_id: str | None = None,
     conversation_id: str | None = None,
     **detail: Any,
 ) -> None:
     """An audit's verdict on the rewrite of ``store_id``. ``old``: the version before, whose
-    rules are counted for the share carried only when a rule was lost (else it is 1);
-    ``detail``: padtui's own attributes (a commit, a version number, ...)."""
+    rules are counted for the share carried only when a rule was lost (else it is 1), looked
+    up in ``counter``'s count cache when it has one; ``detail``: padtui's own attributes (a
+    commit, a version number, ...)."""
     if not _active():
         return
     lost = [f for f in result.findings if f.code in RULE_LOSSES]
@@ -551,7 +554,8 @@ def audited(
     if lost:
         score = None
         if old is not None:
-            rules_before, rules_lost = _rules_lost(old, lost, rule_map)
+            memo = counter.store.rules if counter is not None and counter.store else None
+            rules_before, rules_lost = _rules_lost(old, lost, rule_map, memo)
             if rules_before:
                 score = (rules_before - rules_lost) / rules_before
     attributes: Attributes = {
@@ -577,12 +581,14 @@ def audited(
     )
 
 
-def _rules_lost(old: Pad, lost: Sequence[Finding], rule_map: RuleMap | None) -> tuple[int, int]:
+def _rules_lost(
+    old: Pad, lost: Sequence[Finding], rule_map: RuleMap | None, memo: RuleMemo | None
+) -> tuple[int, int]:
     """The rules of the version before, and those of its entries a finding says lost or
     weakened a rule (all of such an entry's rules count as lost)."""
     from padtui.core.rules import find_rules
 
-    rules = find_rules(old, rule_map)
+    rules = find_rules(old, rule_map, memo)
     index = {e.label: e.index for e in old.entries}
     hit = {index[label] for f in lost for label in f.entries if label in index}
     return len(rules), sum(1 for r in rules if r.entry in hit)

@@ -244,9 +244,12 @@ def audit(args: argparse.Namespace) -> Outcome:
         old = load_pad(args.old, args.format)
         new = load_pad(args.new, args.format)
         counter = cached_counter(args, args.new, args.encoding or new.encoding or old.encoding)
-        result = audit(old, new, counter, rule_map(args))
+        rules = rule_map(args)
+        result = audit(old, new, counter, rules)
+        telemetry.audited(
+            args.new, result, source="audit", old=old, rule_map=rules, counter=counter
+        )
         _keep_counts(counter)
-    telemetry.audited(args.new, result, source="audit", old=old, rule_map=rule_map(args))
     code = FOUND if result.verdict == "corruption" else OK
     if args.json:
         return Outcome(code, json={"old": args.old, "new": args.new, **result.as_json()})
