@@ -14,6 +14,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
+from padtui import telemetry
 from padtui.cli.outcome import FOUND, OK, UsageError
 from padtui.cli.parser import rule_map
 from padtui.cli.render import print_json, print_lines
@@ -125,6 +126,8 @@ def _audit_path(
             results.append(Result(c, "unreadable", problem=str(exc), note=note))
             continue
         result = audit(old, new, counter, headings)
+        about: dict[str, Any] = {"old": old, "rule_map": headings, "commit": c.commit or "staged"}
+        telemetry.audited(path, result, source="audit.git", **about)
         results.append(Result(c, result.verdict, result, note=note))
         last_good = new
     return results

@@ -23,7 +23,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError, Unexpected
 from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
-from padtui import __version__
+from padtui import __version__, telemetry
 from padtui.core import sealing, store
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import (
@@ -184,6 +184,7 @@ class Guard:
             real, fmt = self._pad(path)
             pad = load_pad(real, _chosen(fmt))
             result = plan(pad, budget, policy, _counter(real, pad), fmt=fmt)
+            telemetry.planned(path, result, source="mcp.check")
             return _plan_report(path, result, fmt)
 
     def audit(self, path: str, new_text: str = "", new_path: str = "") -> dict[str, Any]:
@@ -209,8 +210,9 @@ class Guard:
                 new_real, new_fmt = self._pad(new_path)
                 new = load_pad(new_real, _chosen(new_fmt))
                 shown = new_path
-            counter = counter_for(new.encoding or old.encoding)
-            return {"old": path, "new": shown, **audit(old, new, counter).as_json()}
+            result = audit(old, new, counter_for(new.encoding or old.encoding))
+            telemetry.audited(path, result, source="mcp.audit", old=old)
+            return {"old": path, "new": shown, **result.as_json()}
 
     def compact(
         self, path: str, budget: int | None = None, confirm: str | None = None
@@ -224,6 +226,7 @@ class Guard:
             self.scope.resolve(snap.target)  # the file read is the one allowed
             check_writable(real, snap.format, snap.file.layout)
             result = plan(snap.pad, budget, "strict", _counter(real, snap.pad), fmt=fmt)
+            telemetry.planned(path, result, source="mcp.compact")
             report: dict[str, Any] = {**_plan_report(path, result, fmt), "written": False}
             token = self._token(snap, budget)
             if confirm is None:

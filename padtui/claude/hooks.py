@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from padtui import telemetry
 from padtui.claude import files, memory
 from padtui.core import transcript
 from padtui.core.guard import Judgement, RuleInForce, conversation_rules, judgement
@@ -229,7 +230,9 @@ def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Judgement, int
         rules, before = rules_in_force(event, notes, summary)
     # what Claude Code loads again after a compaction: not what it loaded on demand
     memory_now = memory.read_memory(event.cwd, event.transcript_path, [])
-    return judgement(rules, summary, memory_now).verdict, before
+    verdict = judgement(rules, summary, memory_now).verdict
+    telemetry.compaction_judged(event.session_id, event.transcript_path, verdict, before + 1)
+    return verdict, before
 
 
 def notice(v: Judgement) -> str:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
+from padtui import telemetry
 from padtui.cli import commands
 from padtui.cli.outcome import BAD, FOUND, OK, Outcome, UsageError
 from padtui.cli.parser import COMMANDS, build_parser, is_path, unknown_command
@@ -66,6 +67,7 @@ def entry() -> NoReturn:
     command an exit without the interpreter's teardown, once its output is flushed (its
     files are closed by then): freeing a large pad's objects one by one took ~25 ms."""
     code, headless = _main(None)
+    telemetry.finish()  # (before the interpreter ends, when the SDK can still start a thread)
     if not headless:
         raise SystemExit(code)
     for stream in (sys.stdout, sys.stderr):
@@ -103,6 +105,8 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
         run: Command | None = getattr(args, "run", None)
         if run is None:
             raise UsageError("no command given (see `padtui --help`)")
+        if run in (commands.check, commands.audit):
+            telemetry.prepare()  # (with an endpoint set: the SDK imported beside the work)
         if run in _SHORT_LIVED:
             headless = True
             return _without_cyclic_gc(run, args), headless

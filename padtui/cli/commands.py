@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from padtui import telemetry
 from padtui.cli.outcome import BAD, FOUND, OK, Outcome, UsageError
 from padtui.cli.parser import rule_map
 from padtui.core.errors import EncodingUnavailable, PadError
@@ -124,6 +125,7 @@ def check(args: argparse.Namespace) -> Outcome:
     from padtui.report import plan_json, plan_report
 
     plan = _plan(args)
+    telemetry.planned(args.path, plan, source="check")
     code = FOUND if plan.refused else OK
     if args.json:
         return Outcome(code, json=plan_json(args.path, plan, args.format, **_read_with(args)))
@@ -242,7 +244,11 @@ def audit(args: argparse.Namespace) -> Outcome:
         old = load_pad(args.old, args.format)
         new = load_pad(args.new, args.format)
         counter = cached_counter(args, args.new, args.encoding or new.encoding or old.encoding)
-        result = audit(old, new, counter, rule_map(args))
+        rules = rule_map(args)
+        result = audit(old, new, counter, rules)
+        telemetry.audited(
+            args.new, result, source="audit", old=old, rule_map=rules, counter=counter
+        )
         _keep_counts(counter)
     code = FOUND if result.verdict == "corruption" else OK
     if args.json:

@@ -17,6 +17,7 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from padtui import telemetry
 from padtui.core import store
 from padtui.core.countcache import PadCounters
 from padtui.core.inspection import Inspection
@@ -76,8 +77,12 @@ class PadtuiApp(App[int]):
     def _turns_quick(self) -> None:
         self._switch_interval = sys.getswitchinterval()
         sys.setswitchinterval(SWITCH_INTERVAL)
+        telemetry.on_problem(
+            lambda line: self.call_from_thread(self.notify, line, severity="warning")
+        )
 
     def on_unmount(self) -> None:
+        telemetry.on_problem(None)  # (a problem after this: one line on standard error)
         resume_collection()  # (see inspector.hold_collection)
         gc.unfreeze()  # (see inspector.settle_memory)
         if self._switch_interval is not None:

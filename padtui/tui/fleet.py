@@ -47,6 +47,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Static
 
+from padtui import telemetry
 from padtui.core import store
 from padtui.core.formats import format_for_name, suffixes
 from padtui.core.inspection import (
@@ -751,7 +752,10 @@ class FleetApp(PadtuiApp):
         prepared = prepare(insp, reading, self.use_journal)
         if prepared.examined is not None and self.use_journal:
             pad.journal_error = prepared.journal_error  # (the last append's, failed or not)
-        return take(insp, prepared)
+        observed = take(insp, prepared)
+        if observed is not None:
+            telemetry.version_taken(insp, observed.version, source="fleet")
+        return observed
 
     def _show(
         self, results: Sequence[tuple[FleetPad, Reading, Observed | None, Prepared | None]]

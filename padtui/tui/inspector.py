@@ -37,6 +37,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Static
 
+from padtui import telemetry
 from padtui.core import letta, sealing, store
 from padtui.core.at_risk import AtRisk
 from padtui.core.audit import totals
@@ -640,6 +641,7 @@ class InspectorScreen(DrawsFirst):
             self.notify(f"journal not written: {prepared.journal_error}", severity="warning")
         observed = take(insp, prepared)
         if observed is not None:
+            telemetry.version_taken(insp, observed.version, source="inspector")
             self._to_change = len(insp.versions) > 1  # (the pane goes to what changed)
             self._announce(observed)
             hold_collection()

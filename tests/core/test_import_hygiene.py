@@ -83,6 +83,7 @@ FRONT_ENDS = (
     "padtui.gate",
     "padtui.progress",
     "padtui.claude",
+    "padtui.telemetry",
     "padtui.__main__",
 )
 # what a format may build on: the records, the errors, the text helpers (never the audit,
@@ -258,3 +259,75 @@ def test_imports_go_down_the_layers() -> None:
             if own is not None and other is not None and other > own:
                 wrong.add(f"{rel}: {module}")
     assert not wrong
+
+
+# --- OpenTelemetry: imported only to export, and only with an endpoint set (SPEC §11) ---------
+
+OTEL_REPORT = """
+import json, sys
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "opentelemetry")))
+"""
+
+
+def otel_modules_after(code: str, tmp_path: Path, **env: str) -> list[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code + OTEL_REPORT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**clean, "XDG_STATE_HOME": str(tmp_path / "state"), **env},
+    )
+    assert done.returncode == 0, done.stderr
+    loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+AUDIT = """
+import contextlib, io, pathlib
+from padtui.cli import main
+old, new = pathlib.Path({old!r}), pathlib.Path({new!r})
+old.write_text('[{{"kind": "constraint", "text": "never X", "id": "c"}}]', encoding="utf-8")
+new.write_text('[{{"kind": "note", "text": "do X"}}]', encoding="utf-8")
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    assert main(["audit", str(old), str(new)]) == 1
+    assert main(["check", str(old), "--budget", "1"]) == 1
+"""
+
+
+def test_importing_padtui_never_imports_the_opentelemetry_sdk(tmp_path: Path) -> None:
+    """(The MCP SDK imports OpenTelemetry's API for its own tracing, which stays off: padtui
+    never sets the global tracer provider.)"""
+    walk = PROCESS_STATE.replace("before = state()", "")
+    loaded = otel_modules_after(walk, tmp_path)
+    assert not [m for m in loaded if m.startswith(("opentelemetry.sdk", "opentelemetry.exporter"))]
+
+
+def test_commands_without_an_endpoint_never_import_opentelemetry(tmp_path: Path) -> None:
+    pytest.importorskip("opentelemetry.sdk")  # (installed, and still not imported)
+    code = AUDIT.format(old=str(tmp_path / "old.json"), new=str(tmp_path / "new.json"))
+    assert otel_modules_after(code, tmp_path) == []
+
+
+def test_commands_with_an_endpoint_leave_the_sdk_to_their_sender(tmp_path: Path) -> None:
+    """``check`` and ``audit`` hand their verdicts to a sender process: theirs never imports
+    the SDK (a closed port: the sender says so in one line, which the command tells)."""
+    pytest.importorskip("opentelemetry.sdk")
+    code = AUDIT.format(old=str(tmp_path / "old.json"), new=str(tmp_path / "new.json"))
+    code += "from padtui import telemetry; telemetry.stop()\n"
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_TIMEOUT": "1"}
+    assert otel_modules_after(code, tmp_path, **env) == []
+
+
+def test_the_otel_check_would_see_an_import_in_process(tmp_path: Path) -> None:
+    """The probe itself works: a verdict exported in process imports the SDK."""
+    pytest.importorskip("opentelemetry.sdk")
+    code = (
+        "from padtui import telemetry\n"
+        "telemetry.report_verdict('pad.json', 'growth', source='probe')\n"
+        "assert telemetry.enabled()\n"
+        "telemetry.on_problem(lambda line: None)\n"  # (a closed port: nothing to say here)
+    )
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_TIMEOUT": "1"}
+    assert "opentelemetry.sdk.trace" in otel_modules_after(code, tmp_path, **env)
