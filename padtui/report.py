@@ -187,7 +187,7 @@ def audit_lines(result: Audit) -> list[str]:
     totals."""
     lines = []
     for f in result.findings:
-        sev = "CRITICAL" if f.severity == "critical" else "warning "
+        sev = {"critical": "CRITICAL", "info": "info    "}.get(f.severity, "warning ")
         names = f" {', '.join(one_line(e, 24) for e in f.entries)}:" if f.entries else ":"
         if f.entries and f.message.startswith(f"{f.entries[0]} "):
             names = ""  # (the message opens with the entry: "#5 (prohibition, under ...)")

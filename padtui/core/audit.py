@@ -66,6 +66,8 @@ SEVERITY: dict[FindingCode, Severity] = {
     FindingCode.UNDECLARED_LOSS: WARNING,
     FindingCode.CLAIMS_REDUCED: WARNING,
     FindingCode.CAUTION_FALLING: WARNING,
+    FindingCode.RULE_MOVED: Severity.INFO,
+    FindingCode.RULE_SCOPE_NARROWED: WARNING,
 }
 VERDICTS = tuple(Verdict)
 

@@ -25,6 +25,7 @@ class Verdict(StrEnum):
 class Severity(StrEnum):
     CRITICAL = "critical"
     WARNING = "warning"
+    INFO = "info"
 
 
 class FindingCode(StrEnum):
@@ -40,6 +41,17 @@ class FindingCode(StrEnum):
     UNDECLARED_LOSS = "UNDECLARED_LOSS"
     CLAIMS_REDUCED = "CLAIMS_REDUCED"
     CAUTION_FALLING = "CAUTION_FALLING"
+    RULE_MOVED = "RULE_MOVED"
+    RULE_SCOPE_NARROWED = "RULE_SCOPE_NARROWED"
+
+
+class Scope(StrEnum):
+    """When an agent loads a memory file of a store (``memory.patterns``): at the start of
+    every session, only while it works on some paths, or only when it decides to read it."""
+
+    ALWAYS = "always"
+    PATHS = "paths"
+    ON_DEMAND = "on_demand"
 
 
 class RefusalCode(StrEnum):

@@ -77,6 +77,8 @@ CODE_SECTIONS = {
     "SEALED_UNSEALED": "mitigation",
     "CLAIMS_REDUCED": "tell",
     "CAUTION_FALLING": "tell",
+    "RULE_MOVED": "distinction",
+    "RULE_SCOPE_NARROWED": "boundary",
 }
 
 

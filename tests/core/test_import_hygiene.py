@@ -232,7 +232,7 @@ LAYERS = (
     ("compaction",),
     (
         *("sealing", "history", "inspection", "at_risk", "watcher", "guard", "git"),
-        *("transcript", "letta"),
+        *("transcript", "letta", "memory"),
     ),
 )
 
