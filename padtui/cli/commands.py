@@ -5,6 +5,7 @@ takes the parsed arguments and returns an :class:`Outcome`; none prints. Bad inp
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING, Any
 
 from padtui import telemetry
@@ -232,14 +233,22 @@ def audit(args: argparse.Namespace) -> Outcome:
     from padtui.report import audit_report
 
     if args.git:
+        from padtui.cli.stores import audit_git_store, store_range
         from padtui.gate import audit_git
 
+        whole = store_range(args.files)
+        if whole is not None:
+            return Outcome(audit_git_store(args, whole[0]))  # (printed as it goes)
         return Outcome(audit_git(args))  # (it prints each commit's audit as it goes)
     if len(args.files) != 2:
         raise UsageError(
-            "audit takes OLD NEW, or --git [REV_RANGE] PATH... (see `padtui audit --help`)"
+            "audit takes OLD NEW, or --git [REV_RANGE] [PATH...] (see `padtui audit --help`)"
         )
     args.old, args.new = args.files
+    if os.path.isdir(args.old) or os.path.isdir(args.new):
+        from padtui.cli.stores import audit_dirs
+
+        return audit_dirs(args, args.old, args.new)
     with Progress(f"auditing {args.old} -> {args.new}"):
         old = load_pad(args.old, args.format)
         new = load_pad(args.new, args.format)

@@ -20,6 +20,7 @@ COMMANDS = (
     "compact",
     "externalize",
     "audit",
+    "memory",
     "history",
     "replay",
     "simulate",
@@ -63,12 +64,28 @@ def rule_map(args: argparse.Namespace) -> RuleMap | None:
     return RuleMap.default().extended(words) if words else None
 
 
+def _pattern_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--pattern",
+        action="append",
+        default=[],
+        metavar="GLOB[=SCOPE]",
+        help="also count files matching GLOB (relative to the root; SCOPE: always, paths or "
+        "on_demand, default always) as memory; repeatable",
+    )
+    p.add_argument(
+        "--only-patterns",
+        action="store_true",
+        help="count only the files --pattern names, not padtui's table of agents' files",
+    )
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole grammar; or (``only``, one of ``COMMANDS``) the top level with that one
     command alone, which parses its arguments and shows its help and errors as the whole
     does: what a run of that command needs (making every command's parser took a tenth of
     checking a small pad)."""
-    from padtui.cli import commands, history, screens
+    from padtui.cli import commands, history, screens, stores
 
     def want(name: str) -> bool:
         return only is None or only == name
@@ -174,21 +191,38 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(
             "audit",
             parents=[fmt, json, rules, cache],
-            help="findings and verdict for one rewrite OLD -> NEW (--git: each change in git)",
-            usage="%(prog)s [options] OLD NEW\n       %(prog)s --git [options] [REV_RANGE] PATH...",
+            help="findings and verdict for one rewrite OLD -> NEW (two files, or two folders "
+            "of memory files); --git: each change in git",
+            usage="%(prog)s [options] OLD NEW\n"
+            "       %(prog)s --git [options] [REV_RANGE] [PATH...]",
         )
         p.add_argument(
-            "files", nargs="+", metavar="FILE", help="OLD NEW, or with --git: [REV_RANGE] PATH..."
+            "files",
+            nargs="*",
+            metavar="FILE",
+            help="OLD NEW (files or folders), or with --git: [REV_RANGE] [PATH...]",
         )
         p.add_argument(
             "--git",
             action="store_true",
-            help="audit each commit in REV_RANGE (a range has '..': origin/main..HEAD) that "
-            "changed PATH against its first parent's version; without a range, the staged "
-            "PATH against HEAD",
+            help="audit each commit in REV_RANGE (a range has '..': origin/main..HEAD; a "
+            "single revision: its whole history) that changed PATH against its first "
+            "parent's version; without a range, the staged PATH against HEAD; without a "
+            "PATH, the repository's memory store as a whole",
         )
         p.add_argument("--encoding", metavar="E")
+        _pattern_options(p)
         p.set_defaults(run=commands.audit)
+
+    if want("memory"):
+        p = sub.add_parser(
+            "memory",
+            parents=[json],
+            help="the memory files of an agent found under DIR: when each loads, why it is in",
+        )
+        p.add_argument("dir", metavar="DIR", help="the folder (a project's root, say)")
+        _pattern_options(p)
+        p.set_defaults(run=stores.memory)
 
     if want("history"):
         p = sub.add_parser(
