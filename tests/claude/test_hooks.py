@@ -218,3 +218,34 @@ def test_audit_of_a_missing_transcript_is_one_line_exit_2(session: Session) -> N
     result = session.run("claude", "audit", str(session.root / "none.jsonl"))
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1 and "none.jsonl" in result.stderr
+
+
+def test_a_rule_claude_md_also_states_is_carried_by_the_reload(session: Session) -> None:
+    """The user said a rule that CLAUDE.md states too: Claude Code loads CLAUDE.md again
+    after the compaction, so a summary that leaves the rule out loses nothing."""
+    claude_md = session.project / "CLAUDE.md"
+    claude_md.write_text(
+        claude_md.read_text()
+        + "- Don't touch the migration files: the user writes them after the rebase.\n"
+    )
+    notice, context = _compaction(session, DROPPED)
+    assert "kept all" in notice
+    assert context == ""
+
+
+def test_a_rule_only_in_a_paths_scoped_rules_file_is_lost_with_the_summary(
+    session: Session,
+) -> None:
+    """A rules file scoped by ``paths:`` was loaded when the agent read a matching file; it
+    is not loaded again after the compaction, so its rule lives only in the summary."""
+    rules = session.project / ".claude" / "rules" / "payments.md"
+    rules.write_text(
+        "---\npaths: payments/**\n---\n\n# Payments\n\n- Never log card numbers, not even masked.\n"
+    )
+    (session.project / "payments").mkdir()
+    (session.project / "payments" / "refund.py").write_text("def refund(): ...\n")
+    session.read_file(session.project / "payments" / "refund.py")
+    notice, context = _compaction(session, FAITHFUL)
+    assert "lost 1 of" in notice and "1 dropped" in notice
+    assert "Never log card numbers" in context
+    assert ".claude/rules/payments.md" in context  # where it came from
