@@ -188,3 +188,23 @@ def test_the_staged_store_is_gated_against_head(
     assert code == 1
     assert "CONSTRAINT_DROPPED [memory/deploys.md] memory/deploys.md was deleted" in out
     assert out.splitlines()[-1].startswith("gate: failed")
+
+
+@needs_git
+def test_a_symbolic_link_in_git_is_the_file_it_points_to(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = git_store(tmp_path / "repo", [("Add the memory", {".agents/AGENTS.md": CLAUDE})])
+    (repo / "CLAUDE.md").symlink_to(".agents/AGENTS.md")
+    git(repo, "add", "CLAUDE.md")
+    git(repo, "commit", "-q", "-m", "Link CLAUDE.md")
+    make_store(repo, {".agents/AGENTS.md": CLAUDE.replace(GENERATED, "")})
+    git(repo, "commit", "-q", "-am", "Drop the generated-code rule")
+    monkeypatch.chdir(repo)
+    code, out, _ = run(capsys, "audit", "--git", "HEAD", "--json")
+    got = json.loads(out)
+    by = {r["subject"]: r for r in got["results"]}
+    linked = {f["path"]: f["scope"]["after"] for f in by["Link CLAUDE.md"]["files"]}
+    assert linked == {".agents/AGENTS.md": "always"}  # (was for paths: a subfolder's)
+    assert code == 1
+    assert by["Drop the generated-code rule"]["verdict"] == "corruption"

@@ -201,3 +201,39 @@ def test_an_unreadable_file_is_noted_and_the_rest_found(tmp_path: Path) -> None:
 def test_a_missing_root_is_bad_input(tmp_path: Path) -> None:
     with pytest.raises(PadError, match="no such folder"):
         folder_store(str(tmp_path / "nope"))
+
+
+def test_a_symbolic_link_is_the_file_it_points_to_loaded_at_the_links_scope(
+    tmp_path: Path,
+) -> None:
+    make_store(
+        tmp_path,
+        {
+            ".agents/AGENTS.md": "- Never push to main.\n",
+            "web/AGENTS.md": "- No inline styles. See [the root](../AGENTS.md).\n",
+        },
+    )
+    (tmp_path / "AGENTS.md").symlink_to(".agents/AGENTS.md")
+    (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
+    store = folder_store(str(tmp_path))
+    assert {f.path: f.scope for f in store.files} == {".agents/AGENTS.md": A, "web/AGENTS.md": P}
+    why = " ".join(store.files[0].why)
+    assert "loaded as AGENTS.md" in why and "loaded as CLAUDE.md" in why
+
+
+def test_the_table_takes_copilot_files_and_a_memory_banks_subfolders(tmp_path: Path) -> None:
+    make_store(
+        tmp_path,
+        {
+            "memory-bank/progress.md": "- Importer done.\n",
+            "memory-bank/instructions/git.instructions.md": "- Never force-push.\n",
+            ".github/prompts/release.prompt.md": "- Tag first.\n",
+            "docs/py.instructions.md": "---\napplyTo: '**'\n---\n- Use ruff.\n",
+        },
+    )
+    assert scopes(tmp_path) == {
+        "memory-bank/progress.md": A,
+        "memory-bank/instructions/git.instructions.md": D,
+        ".github/prompts/release.prompt.md": D,
+        "docs/py.instructions.md": A,
+    }

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from padtui.core.audit import Audit, Finding, audit
-from padtui.core.carry import ClaimIndex, find, old_claims
+from padtui.core.carry import ClaimIndex, find, keeps_name, old_claims
 from padtui.core.errors import PadError
 from padtui.core.formats import markdown
 from padtui.core.model import Entry, Pad, make_entry
@@ -25,7 +25,7 @@ from padtui.core.rules import RuleMap, entry_rules, may_hold_rules
 from padtui.core.text import one_line
 from padtui.core.tokens import TokenCounter
 from padtui.core.vocabulary import FindingCode, Scope, Severity, Verdict
-from padtui.core.wording import cut
+from padtui.core.wording import cut, normalize
 
 from .discovery import MemoryFile, Store, wider
 
@@ -268,6 +268,14 @@ def _moves(
         by_file.setdefault(e.file, []).append(e)
     indexes: dict[str, ClaimIndex] = {}
     whole: ClaimIndex | None = None
+    touched = ClaimIndex(())
+    flat: list[str] = []
+
+    def anywhere(name: str) -> bool:  # (as the audit asks: is the name still said anywhere?)
+        if not flat:
+            flat.append(normalize("\n".join(e.text for e in new_pad.entries)))
+        return keeps_name(name, flat[0])
+
     # (from file, to file, narrowed) -> the rules that went so: one finding for each
     went: dict[tuple[str, str, bool], list[tuple[StoreEntry, StoreEntry, str, str]]] = {}
     seen: set[tuple[str, str, str]] = set()
@@ -291,11 +299,14 @@ def _moves(
             if home in by_file:
                 if home not in indexes:
                     indexes[home] = ClaimIndex(by_file[home])
-                carry = find(c, [indexes[home]])
+                carry = find(c, [indexes[home]], anywhere=anywhere)
             if carry is None or not carry.carried:
+                # where it went: the files this change wrote first, then any file
                 if whole is None:
+                    fresh = [e for e in new_pad.entries if _written(e, old, new, moved_to)]
+                    touched = ClaimIndex(fresh)
                     whole = ClaimIndex(new_pad.entries)
-                carry = find(c, [whole])
+                carry = find(c, [touched, whole], anywhere=anywhere)
             if not carry.carried or carry.found is None:
                 continue
             at = new_pad.entries[carry.found.entry]
@@ -319,6 +330,14 @@ def _moves(
         finding = Finding(code, labels, message, cut(before, 600), cut(after, 600))
         out.append(StoreFinding(finding, was, now if now != was else None, len(rules_went)))
     return out
+
+
+def _written(e: Entry, old: Store, new: Store, moved_to: Mapping[str, str]) -> bool:
+    """Is this new entry's file one the change added or rewrote?"""
+    assert isinstance(e, StoreEntry)
+    was = {v: k for k, v in moved_to.items()}.get(e.file, e.file)
+    before, after = old.get(was), new.get(e.file)
+    return before is None or after is None or before.text != after.text
 
 
 def _when(scope: Scope) -> str:

@@ -47,12 +47,15 @@ def wider(a: Scope, b: Scope) -> bool:
 
 
 class Tree(Protocol):
-    """The files under a root: their paths (relative, ``/`` between folders) and a way to
-    read one (its bytes, or a one-line reason it cannot be read)."""
+    """The files under a root: their paths (relative, ``/`` between folders), a way to
+    read one (its bytes, or a one-line reason it cannot be read), and the paths that are
+    symbolic links to another file of the tree (link -> target)."""
 
     def paths(self) -> Sequence[str]: ...
 
     def read(self, path: str) -> bytes | str: ...
+
+    def aliases(self) -> Mapping[str, str]: ...
 
 
 @dataclass(frozen=True)
@@ -109,11 +112,16 @@ class FolderTree:
             raise PadError(root, "no such folder")
         self.root = root
         self._paths: list[str] | None = None
+        self._aliases: dict[str, str] = {}
 
     def paths(self) -> Sequence[str]:
         if self._paths is None:
             self._paths = self._walk()
         return self._paths
+
+    def aliases(self) -> Mapping[str, str]:
+        self.paths()
+        return self._aliases
 
     def _walk(self) -> list[str]:
         out: list[str] = []
@@ -133,9 +141,20 @@ class FolderTree:
                             todo.append(path)
                     elif d.is_file():
                         out.append(path)
+                        if d.is_symlink():
+                            self._alias(path)
                 except OSError:
                     continue
         return sorted(out)
+
+    def _alias(self, path: str) -> None:
+        """A symbolic link to another file under the root is that file, loaded by two
+        names (``CLAUDE.md -> AGENTS.md``); one to a file elsewhere is read as a file."""
+        base = os.path.realpath(self.root)
+        target = os.path.realpath(os.path.join(self.root, path))
+        rel = os.path.relpath(target, base)
+        if not rel.startswith(".." + os.sep) and rel != path:
+            self._aliases[path] = rel.replace(os.sep, "/")
 
     def read(self, path: str) -> bytes | str:
         try:
@@ -176,14 +195,38 @@ def discover(
         patterns = table((*extra, *mine), replace_own or replaced)
     paths = tree.paths()
     present = set(paths)
+    aliases = tree.aliases()
     found: dict[str, _Found] = {}
     notes: list[str] = []
+    linked: list[tuple[str, str, Pattern]] = []
     for path in paths:
         p = first_match(patterns, path, present)
         if p is None:
             continue
+        target = aliases.get(path)
+        if target is not None and target in present:
+            linked.append((path, target, p))
+            continue
         found[path] = _Found(path, p.agent, p.scope, [p.why], p, None)
-    return _follow(tree, root, found, present, notes)
+    for path, target, p in linked:
+        why = f"loaded as {path} (a symbolic link to it): {p.why}"
+        got = found.get(target)
+        if got is None:
+            found[target] = _Found(target, p.agent, p.scope, [why], p, None)
+        else:
+            got.why.append(why)
+            if _width(p, target) > _width(got.pattern, target):
+                got.scope, got.pattern = p.scope, p  # (loaded at the link's scope)
+    return _follow(tree, root, found, present, notes, aliases)
+
+
+def _width(p: Pattern | None, path: str) -> int:
+    """How widely a pattern loads a file it takes (front matter read as widest)."""
+    if p is None:
+        return -1
+    if p.scope is None:
+        return _WIDTH[Scope.ALWAYS] - is_nested(p, path)
+    return _WIDTH[Scope.PATHS] if is_nested(p, path) else _WIDTH[p.scope]
 
 
 @dataclass
@@ -199,7 +242,12 @@ class _Found:
 
 
 def _follow(
-    tree: Tree, root: str, found: dict[str, _Found], present: set[str], notes: list[str]
+    tree: Tree,
+    root: str,
+    found: dict[str, _Found],
+    present: set[str],
+    notes: list[str],
+    aliases: Mapping[str, str],
 ) -> Store:
     todo = list(found)
     while todo:
@@ -224,6 +272,7 @@ def _follow(
         assert f.scope is not None
         for ref in references(f.text):
             target = _target(ref.target, path, present)
+            target = aliases.get(target, target) if target is not None else None
             if target is None or target == path or not target.lower().endswith(FOLLOWED):
                 continue
             scope = f.scope if ref.how == "import" else Scope.ON_DEMAND

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from padtui.core.errors import PadError
@@ -22,6 +22,7 @@ from padtui.core.memory.discovery import FOLLOWED, MAX_MEMORY_BYTES, Store, disc
 from padtui.core.memory.patterns import CONFIG_NAME, DEFAULT_PATTERNS, Pattern, table
 
 _SYMLINK, _GITLINK = "120000", "160000"
+_LINK = "L:"  # (a blob id so marked is a symbolic link's)
 Entries = dict[str, str]  # path -> blob id, of the paths a store could hold
 
 
@@ -39,9 +40,13 @@ class StoreChange:
 
 
 def toplevel(where: str) -> str:
-    """The root of the work tree ``where`` is in (PadError outside one)."""
-    out = run_git(os.path.join(where, "."), ["rev-parse", "--show-toplevel"])
-    return out.decode("utf-8", "replace").strip()
+    """The root of the work tree ``where`` is in, or ``where`` itself when it is a bare
+    repository (a mirror: its history is read, never a work tree); PadError outside one."""
+    here = os.path.join(where, ".")
+    bare = run_git(here, ["rev-parse", "--is-bare-repository"]).decode().strip() == "true"
+    if bare:
+        return where
+    return run_git(here, ["rev-parse", "--show-toplevel"]).decode("utf-8", "replace").strip()
 
 
 class Blobs:
@@ -92,18 +97,42 @@ class Blobs:
 
 
 class CommitTree:
-    """A commit's tree (the paths a store could hold) as discovery reads it."""
+    """A commit's tree (the paths a store could hold) as discovery reads it; a symbolic
+    link (its blob id marked ``L:``) is an alias of the file it points to."""
 
     def __init__(self, entries: Entries, blobs: Blobs) -> None:
         self.entries = entries
         self.blobs = blobs
         self._paths = sorted(entries)
+        self._aliases: dict[str, str] | None = None
 
     def paths(self) -> Sequence[str]:
         return self._paths
 
     def read(self, path: str) -> bytes | str:
-        return self.blobs.read(self.entries[path])
+        oid = self.entries[path]
+        if oid.startswith(_LINK):
+            target = self.aliases().get(path)
+            if target is None or target not in self.entries:
+                return "a symbolic link to a file outside the tree"
+            return self.read(target)
+        return self.blobs.read(oid)
+
+    def aliases(self) -> Mapping[str, str]:
+        if self._aliases is None:
+            self._aliases = {}
+            for path, oid in self.entries.items():
+                if not oid.startswith(_LINK):
+                    continue
+                data = self.blobs.read(oid[len(_LINK) :])
+                if isinstance(data, str):
+                    continue
+                target = posixpath.normpath(
+                    posixpath.join(posixpath.dirname(path), data.decode("utf-8", "replace"))
+                )
+                if not target.startswith("../"):
+                    self._aliases[path] = target
+        return self._aliases
 
 
 def could_hold(path: str, patterns: Sequence[Pattern]) -> bool:
@@ -123,8 +152,8 @@ def _tree(root: str, rev: str, patterns: Sequence[Pattern]) -> Entries:
             continue
         meta, _tab, path = item.partition("\t")
         mode, kind, oid = meta.split(" ")
-        if kind == "blob" and mode not in (_SYMLINK, _GITLINK) and could_hold(path, patterns):
-            entries[path] = oid
+        if kind == "blob" and mode != _GITLINK and could_hold(path, patterns):
+            entries[path] = _LINK + oid if mode == _SYMLINK else oid
     return entries
 
 
@@ -138,8 +167,8 @@ def _index(root: str, patterns: Sequence[Pattern]) -> Entries:
         mode, oid, stage = meta.split(" ")
         if stage != "0":
             raise PadError(path, "unmerged (a merge conflict in the index): resolve it first")
-        if mode not in (_SYMLINK, _GITLINK) and could_hold(path, patterns):
-            entries[path] = oid
+        if mode != _GITLINK and could_hold(path, patterns):
+            entries[path] = _LINK + oid if mode == _SYMLINK else oid
     return entries
 
 
@@ -187,11 +216,13 @@ def _log(root: str, rev_range: str) -> list[_Commit]:
             two = status[:1] in "RC"
             names = tokens[i + 1 : i + (3 if two else 2)]
             i += 3 if two else 2
-            if _GITLINK in (old_mode, new_mode) or _SYMLINK in (old_mode, new_mode):
+            if _GITLINK in (old_mode, new_mode):
                 continue
             old_path = names[0]
             new_path = names[-1]
             blob = None if set(new_id) == {"0"} else new_id
+            if blob is not None and new_mode == _SYMLINK:
+                blob = _LINK + blob
             c.changes.append((status[:1], old_path, new_path))
             c.blobs.append((blob, old_path))
         commits.append(c)

@@ -96,6 +96,7 @@ DEFAULT_PATTERNS: tuple[Pattern, ...] = (
     Pattern(CL, ".clinerules", A, "Cline's rules file, loaded always"),
     Pattern(CL, ".clinerules/**/*.{md,txt}", None, "a Cline rules file", front="paths"),
     Pattern(CL, "memory-bank/*.md", A, "Cline's memory bank, read at the start of every task"),
+    Pattern(CL, "memory-bank/**/*.md", D, "a file of Cline's memory bank, read when needed"),
     Pattern(CP, ".github/copilot-instructions.md", A, "Copilot's repository instructions"),
     Pattern(
         CP,
@@ -104,6 +105,9 @@ DEFAULT_PATTERNS: tuple[Pattern, ...] = (
         "a Copilot instructions file",
         front="copilot",
     ),
+    Pattern(CP, "**/*.instructions.md", None, "a Copilot instructions file", front="copilot"),
+    Pattern(CP, "**/*.prompt.md", D, "a Copilot prompt file, run when asked for"),
+    Pattern(CP, "**/*.chatmode.md", D, "a Copilot chat mode, used when chosen"),
     Pattern("Letta", "system/**/*.md", A, "a Letta MemFS block in the system prompt"),
     Pattern("Letta", "**/memory/system/**/*.md", A, "a Letta MemFS block in the system prompt"),
 )

@@ -1,0 +1,196 @@
+"""Accuracy of the memory store's audit on labelled multi-file changes from public git
+histories: moved rules carried and reported as moved, true losses caught, false alarms.
+
+    python bench/store_accuracy.py CORPUS_DIR [--split dev|heldout|all] [--git] [--json]
+
+Each case is a folder ``NAME/`` with ``old/`` and ``new/`` (the memory files before and after
+the change) and ``label.json`` (``verdict``, ``accept``, ``moved`` [{rule, from, to}], ``lost``
+[{rule, from}], ``split``, and for ``--git`` the ``mirror`` git directory with ``parent`` and
+``commit``), labelled before padtui ran on it. Two folders are audited with ``audit_stores``;
+with ``--git`` the mirror's store at ``commit`` against its first parent, found by padtui
+itself. A label's rule is matched to a finding when most of its content words are in the
+finding's rule text (labels paraphrase).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from padtui.core.carry import stems
+from padtui.core.memory import git as store_git
+from padtui.core.memory.audit import StoreAudit, StoreEntry, audit_stores, store_pad
+from padtui.core.memory.discovery import Store, folder_store
+from padtui.core.rules import entry_rules
+
+CRITICAL = ("CONSTRAINT_DROPPED", "CONSTRAINT_WEAKENED")
+MOVES = ("RULE_MOVED", "RULE_SCOPE_NARROWED")
+
+
+def said(rule: str, text: str | None) -> bool:
+    """Does ``text`` state the label's rule (most of its content words)?"""
+    if not text:
+        return False
+    want = stems(rule.split("->")[0])
+    if not want:
+        return False
+    have = stems(text)
+    return len(want & have) * 2 >= len(want) * 1 + (1 if len(want) > 3 else 0)
+
+
+def audited(
+    name: str, folder: str, label: dict[str, Any], use_git: bool
+) -> tuple[StoreAudit, list[tuple[str, str]]] | None:
+    """The store's audit, and the old store's rules as padtui reads them (file, text)."""
+    if not use_git:
+        old = folder_store(os.path.join(folder, "old"))
+        new = folder_store(os.path.join(folder, "new"))
+        return audit_stores(old, new), rules_of(old)
+    mirror, parent, commit = label.get("mirror"), label.get("parent"), label.get("commit")
+    if not (mirror and parent and commit and os.path.isdir(mirror)):
+        return None
+    _root, changes = store_git.history(mirror, f"{parent}..{commit}")
+    got = [c for c in changes if c.commit == commit]
+    if not got:
+        return None
+    c = got[0]
+    return audit_stores(c.before, c.after, renamed=c.renamed), rules_of(c.before)
+
+
+def rules_of(store: Store) -> list[tuple[str, str]]:
+    out = []
+    for e in store_pad(store).entries:
+        assert isinstance(e, StoreEntry)
+        out += [(e.file, r.text) for r in entry_rules(e)]
+    return out
+
+
+def score(
+    label: dict[str, Any], result: StoreAudit | None, rules: list[tuple[str, str]]
+) -> dict[str, Any]:
+    findings = result.findings if result is not None else ()
+    critical = [f for f in findings if f.code in CRITICAL]
+    moves = [f for f in findings if f.code in MOVES]
+    verdict = str(result.verdict) if result is not None else "unchanged"
+    out: dict[str, Any] = {
+        "verdict": verdict,
+        "verdict_ok": verdict in label.get("accept", [label.get("verdict")]),
+        "moved": 0,
+        "moved_carried": 0,
+        "moved_reported": 0,
+        "moved_read": 0,  # moved rules padtui reads as rules in the old store
+        "lost": 0,
+        "lost_caught": 0,
+        "critical": len(critical),
+        "missed": [],
+        "not_reported": [],
+        "flagged": [],
+    }
+    for m in label.get("moved", []):
+        if m.get("from") == m.get("to"):
+            continue
+        out["moved"] += 1
+        rule = m["rule"]
+        carried = not any(said(rule, f.finding.before) for f in critical)
+        out["moved_carried"] += carried
+        if not carried:
+            out["flagged"].append(rule)
+        reported = any(
+            said(rule, f.finding.before) and f.file == m["from"] and f.to == m["to"] for f in moves
+        )
+        read = any(said(rule, text) for file, text in rules if file == m["from"])
+        out["moved_read"] += read
+        out["moved_reported"] += reported and read
+        if read and not reported:
+            out["not_reported"].append(rule)
+    for lost in label.get("lost", []):
+        out["lost"] += 1
+        caught = any(said(lost["rule"], f.finding.before) for f in critical)
+        out["lost_caught"] += caught
+        if not caught:
+            out["missed"].append(lost["rule"])
+    return out
+
+
+def cases(corpus: str, split: str) -> Iterable[tuple[str, str, dict[str, Any]]]:
+    for name in sorted(os.listdir(corpus)):
+        folder = os.path.join(corpus, name)
+        path = os.path.join(folder, "label.json")
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            label = json.load(f)
+        if split != "all" and label.get("split") != split:
+            continue
+        yield name, folder, label
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus")
+    parser.add_argument("--split", default="dev", choices=("dev", "heldout", "all"))
+    parser.add_argument("--git", action="store_true", help="through the mirrors' history")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    rows = []
+    started = time.perf_counter()
+    for name, folder, label in cases(args.corpus, args.split):
+        try:
+            got = audited(name, folder, label, args.git)
+        except Exception as exc:  # a case that breaks is counted, not fatal
+            rows.append({"name": name, "error": f"{type(exc).__name__}: {exc}"})
+            continue
+        if got is None:
+            rows.append({"name": name, "error": "no mirror, or the store did not change"})
+            continue
+        rows.append({"name": name, "kind": label.get("kind"), **score(label, *got)})
+    done = [r for r in rows if "error" not in r]
+    total = {
+        k: sum(r[k] for r in done)
+        for k in (
+            "moved",
+            "moved_carried",
+            "moved_read",
+            "moved_reported",
+            "lost",
+            "lost_caught",
+        )
+    }
+    summary = {
+        "split": args.split,
+        "through": "git" if args.git else "folders",
+        "cases": len(rows),
+        "errors": len(rows) - len(done),
+        "verdict_ok": sum(r["verdict_ok"] for r in done),
+        **total,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    if args.json:
+        print(json.dumps({"summary": summary, "cases": rows}, indent=1))
+        return 0
+    for r in rows:
+        if "error" in r:
+            print(f"{r['name']}: ERROR {r['error']}")
+            continue
+        print(
+            f"{r['name']:<28} {r['verdict']:<16} {'ok ' if r['verdict_ok'] else 'BAD'} "
+            f"moved {r['moved_carried']}/{r['moved']} carried, "
+            f"{r['moved_reported']}/{r['moved_read']} reported; "
+            f"lost {r['lost_caught']}/{r['lost']} caught"
+        )
+        if args.verbose:
+            for key in ("flagged", "not_reported", "missed"):
+                for rule in r[key]:
+                    print(f"    {key}: {rule}")
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
