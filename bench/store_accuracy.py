@@ -22,10 +22,18 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from padtui.core.audit import audit
 from padtui.core.carry import stems
 from padtui.core.memory import git as store_git
-from padtui.core.memory.audit import StoreAudit, StoreEntry, audit_stores, store_pad
+from padtui.core.memory.audit import (
+    StoreAudit,
+    StoreEntry,
+    audit_stores,
+    file_entries,
+    store_pad,
+)
 from padtui.core.memory.discovery import Store, folder_store
+from padtui.core.model import Pad
 from padtui.core.rules import entry_rules
 
 CRITICAL = ("CONSTRAINT_DROPPED", "CONSTRAINT_WEAKENED")
@@ -62,6 +70,21 @@ def audited(
     return audit_stores(c.before, c.after, renamed=c.renamed), rules_of(c.before)
 
 
+def single_file_criticals(folder: str) -> dict[str, list[str]]:
+    """The baseline: each file of the two stores audited on its own (a deleted file against
+    an empty pad), the rule texts of its critical findings."""
+    old = folder_store(os.path.join(folder, "old"))
+    new = folder_store(os.path.join(folder, "new"))
+    out: dict[str, list[str]] = {}
+    for path in {f.path for f in old.files} | {f.path for f in new.files}:
+        a, b = old.get(path), new.get(path)
+        before = Pad.of(file_entries(a)) if a else Pad.of([])
+        after = Pad.of(file_entries(b)) if b else Pad.of([])
+        result = audit(before, after)
+        out[path] = [f.before or "" for f in result.findings if f.code in CRITICAL]
+    return out
+
+
 def rules_of(store: Store) -> list[tuple[str, str]]:
     out = []
     for e in store_pad(store).entries:
@@ -71,7 +94,10 @@ def rules_of(store: Store) -> list[tuple[str, str]]:
 
 
 def score(
-    label: dict[str, Any], result: StoreAudit | None, rules: list[tuple[str, str]]
+    label: dict[str, Any],
+    result: StoreAudit | None,
+    rules: list[tuple[str, str]],
+    single: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     findings = result.findings if result is not None else ()
     critical = [f for f in findings if f.code in CRITICAL]
@@ -84,6 +110,7 @@ def score(
         "moved_carried": 0,
         "moved_reported": 0,
         "moved_read": 0,  # moved rules padtui reads as rules in the old store
+        "moved_single_flagged": 0,  # moved rules one file's audit alone calls lost
         "lost": 0,
         "lost_caught": 0,
         "critical": len(critical),
@@ -98,6 +125,10 @@ def score(
         rule = m["rule"]
         carried = not any(said(rule, f.finding.before) for f in critical)
         out["moved_carried"] += carried
+        if single is not None:
+            out["moved_single_flagged"] += any(
+                said(rule, text) for text in single.get(m["from"], [])
+            )
         if not carried:
             out["flagged"].append(rule)
         reported = any(
@@ -136,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="dev", choices=("dev", "heldout", "all"))
     parser.add_argument("--git", action="store_true", help="through the mirrors' history")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--baseline", action="store_true", help="also audit each file on its own, as before"
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
     rows = []
@@ -149,13 +183,15 @@ def main(argv: list[str] | None = None) -> int:
         if got is None:
             rows.append({"name": name, "error": "no mirror, or the store did not change"})
             continue
-        rows.append({"name": name, "kind": label.get("kind"), **score(label, *got)})
+        single = single_file_criticals(folder) if args.baseline else None
+        rows.append({"name": name, "kind": label.get("kind"), **score(label, *got, single)})
     done = [r for r in rows if "error" not in r]
     total = {
         k: sum(r[k] for r in done)
         for k in (
             "moved",
             "moved_carried",
+            "moved_single_flagged",
             "moved_read",
             "moved_reported",
             "lost",

@@ -12,8 +12,9 @@ on demand). The store's verdict is computed from its findings as a pad's is.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from padtui.core.audit import Audit, Finding, audit
@@ -96,7 +97,6 @@ class StoreAudit:
     files: tuple[FileChange, ...]
     audit: Audit
     notes: tuple[str, ...] = ()
-    rules_before: int = 0
     moved: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -126,36 +126,98 @@ class StoreAudit:
 
 
 def store_pad(store: Store, notes: list[str] | None = None) -> Pad:
-    """The store as one pad: each file's entries, in path order, named by their file."""
+    """The store as one pad: each file's entries, in path order, named by their file (kept
+    with the store: a version of a history is audited as the after of one change and the
+    before of the next)."""
+    hit = store.cache.get("pad")
+    if isinstance(hit, tuple):
+        pad, said = hit
+        assert isinstance(pad, Pad)
+        if notes is not None:
+            notes += said
+        return pad
+    mine: list[str] = []
     entries: list[Entry] = []
     for f in store.files:
-        entries += file_entries(f, notes)
-    return Pad.of(entries)
+        got, said = _file_entries(f.path, f.text, f.scope, f.lines)
+        entries += got
+        mine += said
+    pad = Pad.of(entries)
+    store.cache["pad"] = (pad, tuple(mine))
+    if notes is not None:
+        notes += mine
+    return pad
+
+
+def pair_pads(
+    old: Store, new: Store, moved_to: Mapping[str, str], notes: list[str] | None = None
+) -> tuple[Pad, Pad]:
+    """The two stores as pads to audit: first the files the change left as they were (the
+    very entries in both, which the audit passes over), then each side's changed files."""
+    same = [
+        f
+        for f in old.files
+        if f.path not in moved_to and (n := new.get(f.path)) is not None and n == f
+    ]
+    kept = {f.path for f in same}
+    head: list[StoreEntry] = []
+    for f in same:
+        head += _at(f.path, f.text, f.scope, f.lines, len(head))
+    pads = []
+    for store in (old, new):
+        entries: list[Entry] = list(head)
+        for f in store.files:
+            if f.path in kept:
+                continue
+            got, said = _file_entries(f.path, f.text, f.scope, f.lines)
+            entries += [replace(e, index=len(entries) + k) for k, e in enumerate(got)]
+            if notes is not None:
+                notes += said
+        pads.append(Pad(tuple(entries)))
+    return pads[0], pads[1]
+
+
+@lru_cache(maxsize=1024)
+def _at(path: str, text: str, scope: Scope, lines: int | None, at: int) -> tuple[StoreEntry, ...]:
+    """A file's entries from position ``at`` of a pad on (the same objects while the file
+    and its place are the same)."""
+    got, _said = _file_entries(path, text, scope, lines)
+    return tuple(e if e.index == at + k else replace(e, index=at + k) for k, e in enumerate(got))
 
 
 def file_entries(f: MemoryFile, notes: list[str] | None = None) -> list[StoreEntry]:
     """A memory file's entries (the lines past what loads at its scope, on demand)."""
+    got, said = _file_entries(f.path, f.text, f.scope, f.lines)
+    if notes is not None:
+        notes += said
+    return list(got)
+
+
+@lru_cache(maxsize=4096)
+def _file_entries(
+    path: str, text: str, scope: Scope, lines: int | None
+) -> tuple[tuple[StoreEntry, ...], tuple[str, ...]]:
+    notes: tuple[str, ...] = ()
     try:
-        pad, _layout = markdown.parse(f.path, f.text)
+        pad, _layout = markdown.parse(path, text)
         got: Sequence[Entry] = pad.entries
     except PadError as exc:
-        if notes is not None:
-            notes.append(f"{exc.line()}: read as plain paragraphs")
-        got = [make_entry("note", p.strip()) for p in f.text.split("\n\n") if p.strip()]
+        notes = (f"{exc.line()}: read as plain paragraphs",)
+        got = [make_entry("note", p.strip()) for p in text.split("\n\n") if p.strip()]
     out = []
     pos = line = 0
     for k, e in enumerate(got):
-        scope = f.scope
-        if f.lines is not None and e.source:
-            at = f.text.find(e.source, pos)
+        at_scope = scope
+        if lines is not None and e.source:
+            at = text.find(e.source, pos)
             if at >= 0:
-                line += f.text.count("\n", pos, at)
+                line += text.count("\n", pos, at)
                 pos = at
-            if line >= f.lines:
-                scope = Scope.ON_DEMAND
+            if line >= lines:
+                at_scope = Scope.ON_DEMAND
         fields = {n: getattr(e, n) for n in e.__dataclass_fields__}
-        out.append(StoreEntry(**fields, file=f.path, place=k, scope=scope))
-    return out
+        out.append(StoreEntry(**fields, file=path, place=k, scope=at_scope))
+    return tuple(out), notes
 
 
 def renames(old: Store, new: Store, known: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -181,7 +243,7 @@ def audit_stores(
     """Findings and verdict of the store's change from ``old`` to ``new``."""
     notes: list[str] = [*old.notes, *new.notes]
     moved_to = renames(old, new, renamed)
-    old_pad, new_pad = store_pad(old, notes), store_pad(new, notes)
+    old_pad, new_pad = pair_pads(old, new, moved_to, notes)
     base = audit(old_pad, new_pad, counter, rule_map)
     changes = _changes(old, new, moved_to)
     gone = {c.path for c in changes if c.change == "deleted"}
@@ -197,16 +259,12 @@ def audit_stores(
         verdict = Verdict.GROWTH if not findings else verdict  # (a file renamed, the rest same)
     if any(f.severity == Severity.CRITICAL for f in findings):
         verdict = Verdict.CORRUPTION
-    rules = sum(
-        len(entry_rules(e)) for e in old_pad.entries if may_hold_rules(e, RuleMap.default())
-    )
     return StoreAudit(
         verdict=verdict,
         findings=tuple(found),
         files=changes,
         audit=base,
         notes=tuple(dict.fromkeys(notes)),
-        rules_before=rules,
         moved=sum(m.rules for m in moves if m.to is not None),
     )
 
@@ -267,9 +325,15 @@ def _moves(
         assert isinstance(e, StoreEntry)
         by_file.setdefault(e.file, []).append(e)
     indexes: dict[str, ClaimIndex] = {}
-    whole: ClaimIndex | None = None
-    touched = ClaimIndex(())
+    touched: ClaimIndex | None = None
+    wholes: list[ClaimIndex] = []
     flat: list[str] = []
+    texts: dict[str, set[str]] = {}
+
+    def home_texts(path: str) -> set[str]:
+        if path not in texts:
+            texts[path] = {e.text for e in by_file.get(path, ())}
+        return texts[path]
 
     def anywhere(name: str) -> bool:  # (as the audit asks: is the name still said anywhere?)
         if not flat:
@@ -289,6 +353,9 @@ def _moves(
         same = f_old is not None and f_new is not None and f_new.text == f_old.text
         if same and f_new is not None and not wider(o.scope, f_new.scope):
             continue  # the same file, as often loaded: nothing went anywhere
+        kept = f_new is not None and f_old is not None and not wider(o.scope, f_new.scope)
+        if kept and f_old is not None and f_old.lines is None and o.text in home_texts(home):
+            continue  # the very entry, still in its file
         rules = entry_rules(o, rule_map)
         if not rules:
             continue
@@ -302,11 +369,10 @@ def _moves(
                 carry = find(c, [indexes[home]], anywhere=anywhere)
             if carry is None or not carry.carried:
                 # where it went: the files this change wrote first, then any file
-                if whole is None:
+                if touched is None:
                     fresh = [e for e in new_pad.entries if _written(e, old, new, moved_to)]
                     touched = ClaimIndex(fresh)
-                    whole = ClaimIndex(new_pad.entries)
-                carry = find(c, [touched, whole], anywhere=anywhere)
+                carry = find(c, _then_whole(touched, wholes, new_pad), anywhere=anywhere)
             if not carry.carried or carry.found is None:
                 continue
             at = new_pad.entries[carry.found.entry]
@@ -330,6 +396,14 @@ def _moves(
         finding = Finding(code, labels, message, cut(before, 600), cut(after, 600))
         out.append(StoreFinding(finding, was, now if now != was else None, len(rules_went)))
     return out
+
+
+def _then_whole(first: ClaimIndex, made: list[ClaimIndex], pad: Pad) -> Iterator[ClaimIndex]:
+    """``first``, then the whole pad's index (made once, when a claim gets that far)."""
+    yield first
+    if not made:
+        made.append(ClaimIndex(pad.entries))
+    yield made[0]
 
 
 def _written(e: Entry, old: Store, new: Store, moved_to: Mapping[str, str]) -> bool:

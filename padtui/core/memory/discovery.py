@@ -89,6 +89,8 @@ class Store:
     files: tuple[MemoryFile, ...]
     notes: tuple[str, ...] = ()
     by_path: Mapping[str, MemoryFile] = field(default_factory=dict, compare=False, repr=False)
+    # what is worked out once per store (its pad, for the audit)
+    cache: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     def get(self, path: str) -> MemoryFile | None:
         return self.by_path.get(path)

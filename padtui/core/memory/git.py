@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from padtui.core.errors import PadError
@@ -88,12 +88,35 @@ class Blobs:
         self._got[oid] = got
         return got
 
+    def prefetch(self, oids: Iterable[str]) -> None:
+        """Read these blobs in one go (one process, its input and output piped whole)."""
+        wanted = sorted({o for o in oids if o not in self._got})
+        if not wanted:
+            return
+        out = run_git(os.path.join(self.root, "."), ["cat-file", "--batch"], _lines(wanted))
+        pos = 0
+        for oid in wanted:
+            end = out.index(b"\n", pos)
+            fields = out[pos:end].decode("ascii", "replace").split(" ")
+            pos = end + 1
+            if len(fields) != 3:
+                continue  # (read one by one later, and said why then)
+            size = int(fields[2])
+            data = out[pos : pos + size]
+            pos += size + 1
+            if fields[1] == "blob" and size <= MAX_MEMORY_BYTES:
+                self._got[oid] = data
+
     def close(self) -> None:
         if self._proc is not None:
             if self._proc.stdin is not None:
                 self._proc.stdin.close()
             self._proc.wait()
             self._proc = None
+
+
+def _lines(oids: Sequence[str]) -> bytes:
+    return "".join(f"{oid}\n" for oid in oids).encode()
 
 
 class CommitTree:
@@ -250,6 +273,12 @@ def _walk(
     replace_own: bool,
 ) -> Iterator[StoreChange]:
     blobs = Blobs(root)
+    blobs.prefetch(
+        b.removeprefix(_LINK)
+        for c in commits
+        for (_s, _o, path), (b, _) in zip(c.changes, c.blobs, strict=True)
+        if b is not None and could_hold(path or "", patterns)
+    )
     pending: dict[str, int] = {}  # commit -> how many commits still to come need its tree
     for c in commits:
         if c.parent is not None:
@@ -265,6 +294,7 @@ def _walk(
                 before = trees[c.parent]
             else:
                 before = _tree(root, c.parent, patterns)
+                blobs.prefetch(o.removeprefix(_LINK) for o in before.values())
             touched = [
                 (s, o, n, b)
                 for (s, o, n), (b, _) in zip(c.changes, c.blobs, strict=True)

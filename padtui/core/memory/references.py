@@ -11,6 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)", re.M | re.S)
 _SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
@@ -39,7 +40,8 @@ def _plain(text: str) -> str:
     return _SPAN.sub(" ", _FENCE.sub(" ", text))
 
 
-def references(text: str) -> list[Reference]:
+@lru_cache(maxsize=4096)
+def references(text: str) -> tuple[Reference, ...]:
     """Every file ``text`` imports, links to or names to be read, each once, in order."""
     out: dict[str, Reference] = {}
     no_code = _FENCE.sub(" ", text)
@@ -59,7 +61,7 @@ def references(text: str) -> list[Reference]:
             continue
         for m in _NAMED.finditer(line.replace("`", " ")):
             out.setdefault(m.group(1), Reference(m.group(1), "named"))
-    return list(out.values())
+    return tuple(out.values())
 
 
 def resolve(target: str, importer: str) -> str | None:
