@@ -29,7 +29,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from padgen import entry_text  # noqa: E402
+from padgen import entry_text
 
 PADTUI = [sys.executable, "-m", "padtui"]
 RULES = [
@@ -153,8 +153,8 @@ def make_history(repo: str, commits: int, seed: int = 11) -> None:
         "src/app.py": "print('hi')\n",
     }
     stream: list[bytes] = []
-    serial = 0
     for n in range(commits):
+        serial = n
         kind = rng.random()
         subject = "Touch the code"
         if n < 3 or kind < 0.5:
@@ -182,7 +182,6 @@ def make_history(repo: str, commits: int, seed: int = 11) -> None:
             subject = f"Consolidate: delete {gone}"
         else:
             files["src/app.py"] += f"print({n})\n"
-        serial += 1
         stream.append(b"commit refs/heads/main\n")
         stream.append(b"committer Dana <dana@example.com> %d +0000\n" % (1700000000 + n * 60))
         stream.append(_blob(subject))
@@ -191,9 +190,7 @@ def make_history(repo: str, commits: int, seed: int = 11) -> None:
             stream.append(b"M 100644 inline %s\n" % path.encode())
             stream.append(_blob(text))
         stream.append(b"\n")
-    subprocess.run(
-        ["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(stream), check=True
-    )
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(stream), check=True)
 
 
 def git_history(commits: int, rounds: int) -> None:

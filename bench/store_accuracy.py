@@ -148,6 +148,48 @@ def score(
     return out
 
 
+def _pct(a: int, b: int) -> str:
+    return f"{a / b:.0%} ({a}/{b})" if b else "-"
+
+
+def markdown(summary: dict[str, Any], rows: list[dict[str, Any]], baseline: bool) -> list[str]:
+    s = summary
+    out = [
+        f"Split `{s['split']}`, through {s['through']}: {s['cases']} changes "
+        f"({s['errors']} not audited).",
+        "",
+        "| measure | result |",
+        "| --- | ---: |",
+        f"| store verdict in the labelled set | {_pct(s['verdict_ok'], s['cases'] - s['errors'])}"
+        " |",
+        f"| moved rules carried (no critical finding) | {_pct(s['moved_carried'], s['moved'])} |",
+    ]
+    if baseline:
+        flagged = s["moved_single_flagged"]
+        out.append(
+            f"| moved rules called lost by one file's audit alone | {_pct(flagged, s['moved'])} |"
+        )
+    out += [
+        f"| moved rules reported as moved, from and to the labelled files (of those padtui "
+        f"reads as rules) | {_pct(s['moved_reported'], s['moved_read'])} |",
+        f"| truly lost rules caught | {_pct(s['lost_caught'], s['lost'])} |",
+        "",
+    ]
+    wrong = [r for r in rows if "error" not in r and not r["verdict_ok"]]
+    if wrong:
+        out.append(
+            "Verdicts outside the labelled set: "
+            + ", ".join(f"`{r['name']}` ({r['verdict']})" for r in wrong)
+            + "."
+        )
+    errors = [r for r in rows if "error" in r]
+    if errors:
+        out.append(
+            "Not audited: " + ", ".join(f"`{r['name']}` ({r['error']})" for r in errors) + "."
+        )
+    return out
+
+
 def cases(corpus: str, split: str) -> Iterable[tuple[str, str, dict[str, Any]]]:
     for name in sorted(os.listdir(corpus)):
         folder = os.path.join(corpus, name)
@@ -167,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="dev", choices=("dev", "heldout", "all"))
     parser.add_argument("--git", action="store_true", help="through the mirrors' history")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--markdown", action="store_true", help="a section for ACCURACY")
     parser.add_argument(
         "--baseline", action="store_true", help="also audit each file on its own, as before"
     )
@@ -209,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.json:
         print(json.dumps({"summary": summary, "cases": rows}, indent=1))
+        return 0
+    if args.markdown:
+        print("\n".join(markdown(summary, rows, args.baseline)))
         return 0
     for r in rows:
         if "error" in r:

@@ -165,3 +165,20 @@ def test_one_verdict_for_the_store_and_findings_per_file_in_json(tmp_path: Path)
     assert files["AGENTS.md"]["change"] == "added"
     assert [f["code"] for f in files["CLAUDE.md"]["findings"]] == ["RULE_MOVED"]
     assert files["CLAUDE.md"]["findings"][0]["to"] == "AGENTS.md"
+
+
+def test_a_file_moved_with_small_edits_is_renamed_and_rules_naming_it_still_hold(
+    tmp_path: Path,
+) -> None:
+    guide = "".join(f"- Step {i}: register the tool in `tools/index.ts` first.\n" for i in range(6))
+    agents = "# Agents\n\n## Rules\n\n- Always read {path} before adding a tool.\n"
+    old = {"AGENTS.md": agents.format(path="docs/adding-tools.md"), "docs/adding-tools.md": guide}
+    new = {
+        "AGENTS.md": agents.format(path="docs/contributing/adding-tools.md"),
+        "docs/contributing/adding-tools.md": guide + "- Step 6: add a snapshot test.\n",
+    }
+    result = stores(tmp_path, old, new)
+    assert result.verdict != Verdict.CORRUPTION, result.codes
+    changes = {c.path: (c.change, c.was) for c in result.files}
+    assert changes["docs/contributing/adding-tools.md"] == ("renamed", "docs/adding-tools.md")
+    assert C.RULE_MOVED not in result.codes

@@ -237,3 +237,26 @@ def test_the_table_takes_copilot_files_and_a_memory_banks_subfolders(tmp_path: P
         ".github/prompts/release.prompt.md": D,
         "docs/py.instructions.md": A,
     }
+
+
+def test_an_index_of_files_and_shared_skills_are_found_on_demand(tmp_path: Path) -> None:
+    make_store(
+        tmp_path,
+        {
+            "AGENTS.md": (
+                "# Agents\n\n## Documentation map\n\n**Contributing:**\n"
+                "- docs/contributing/style.md — the style guide\n"
+                "- `docs/contributing/prs.md`: pull requests\n"
+            ),
+            "docs/contributing/style.md": "- Use sentence case.\n",
+            "docs/contributing/prs.md": "- One change per PR.\n",
+            ".agents/skills/triage/SKILL.md": "---\nname: triage\n---\n- Never run commands.\n",
+            "docs/other.md": "- Not named anywhere.\n",
+        },
+    )
+    assert scopes(tmp_path) == {
+        "AGENTS.md": A,
+        "docs/contributing/style.md": D,
+        "docs/contributing/prs.md": D,
+        ".agents/skills/triage/SKILL.md": D,
+    }

@@ -12,6 +12,8 @@ on demand). The store's verdict is computed from its findings as a pad's is.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -169,12 +171,31 @@ def pair_pads(
         for f in store.files:
             if f.path in kept:
                 continue
-            got, said = _file_entries(f.path, f.text, f.scope, f.lines)
+            # a file the change renamed is named by its new name in the old version too:
+            # a rule that points to it is the same rule
+            text = _renamed(f.path, f.text, moved_to) if store is old and moved_to else f.text
+            got, said = _file_entries(f.path, text, f.scope, f.lines)
             entries += [replace(e, index=len(entries) + k) for k, e in enumerate(got)]
             if notes is not None:
                 notes += said
         pads.append(Pad(tuple(entries)))
     return pads[0], pads[1]
+
+
+def _renamed(path: str, text: str, moved_to: Mapping[str, str]) -> str:
+    """``text`` (of the file at ``path``) with each renamed file it names, by its path from
+    the root or from the file's own folder, named by its new path."""
+    folder = posixpath.dirname(path)
+    for was, now in moved_to.items():
+        forms = {was: now}
+        if folder:
+            forms[posixpath.relpath(was, folder)] = posixpath.relpath(now, folder)
+        for a, b in forms.items():
+            if a in text:
+                text = re.sub(
+                    rf"(?<![\w/.-]){re.escape(a)}(?![\w/-])", b.replace("\\", r"\\"), text
+                )
+    return text
 
 
 @lru_cache(maxsize=1024)
@@ -221,16 +242,37 @@ def _file_entries(
 
 
 def renames(old: Store, new: Store, known: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Files of ``old`` gone from ``new`` under another name (``known``: as git says, else
-    the very same text under a new path)."""
+    """Files of ``old`` gone from ``new`` under another name: as git says (``known``), else
+    a new file with at least half of the old one's lines (git's own rule for a rename)."""
     out: dict[str, str] = {}
     gone = [f for f in old.files if new.get(f.path) is None]
-    came = {f.text: f.path for f in new.files if old.get(f.path) is None}
+    came = [f for f in new.files if old.get(f.path) is None]
+    taken: set[str] = set()
     for f in gone:
-        to = (known or {}).get(f.path) or came.get(f.text)
+        to = (known or {}).get(f.path)
+        if to is None:
+            to = _likeliest(f, [c for c in came if c.path not in taken])
         if to is not None and new.get(to) is not None:
             out[f.path] = to
+            taken.add(to)
     return out
+
+
+def _likeliest(f: MemoryFile, came: Sequence[MemoryFile]) -> str | None:
+    mine = _lines(f.text)
+    best, score = None, 0.5
+    for c in came:
+        theirs = _lines(c.text)
+        if not mine or not theirs:
+            continue
+        share = len(mine & theirs) / max(len(mine), len(theirs))
+        if share >= score:
+            best, score = c.path, share
+    return best
+
+
+def _lines(text: str) -> frozenset[str]:
+    return frozenset(line.strip() for line in text.splitlines() if line.strip())
 
 
 def audit_stores(

@@ -55,6 +55,12 @@ DEFAULT_PATTERNS: tuple[Pattern, ...] = (
     Pattern(CC, ".claude/rules/**/*.md", None, "a Claude Code rules file", front="paths"),
     Pattern(CC, ".claude/skills/*/SKILL.md", D, "a Claude Code skill, loaded when it is used"),
     Pattern(
+        "Agent Skills (Codex, Claude Code, ...)",
+        "**/skills/*/SKILL.md",
+        D,
+        "a skill, loaded when it is used",
+    ),
+    Pattern(
         CC,
         "**/MEMORY.md",
         A,

@@ -18,6 +18,7 @@ _SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.S)
 _IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\`]|\\ )+)")
 _LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _NAMED = re.compile(r"(?<![\w/.@-])((?:\.{1,2}/)?[\w.\-/]*[\w\-]\.(?:md|mdc|txt))(?![\w/])", re.I)
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\*\*|__)?[ \t]*")
 # a line that tells the agent to read a file (or a section that lists files to read)
 _READ = re.compile(
     r"\b(?:read|see|follow|consult|refer|check|load|open|review|reference|look at|"
@@ -55,11 +56,20 @@ def references(text: str) -> tuple[Reference, ...]:
             out.setdefault(target, Reference(target, "link"))
     reading = False
     for line in no_code.splitlines():
-        if line.lstrip().startswith("#"):
-            reading = bool(_READ.search(line))  # a heading such as "## Rules to read"
+        item = _ITEM.match(line)
+        if item is None and line.strip():
+            # a heading or a label line ("**Read before tool changes:**") says what the
+            # list under it is for
+            reading = bool(_READ.search(line))
+        plain = line.replace("`", " ")
         if not (reading or _READ.search(line)):
+            # a list of files (an index: "- docs/testing.md — how we test") names them too
+            rest = plain[item.end() :].lstrip(" \t*_") if item is not None else ""
+            first = _NAMED.match(rest) if rest else None
+            if first is not None:
+                out.setdefault(first.group(1), Reference(first.group(1), "named"))
             continue
-        for m in _NAMED.finditer(line.replace("`", " ")):
+        for m in _NAMED.finditer(plain):
             out.setdefault(m.group(1), Reference(m.group(1), "named"))
     return tuple(out.values())
 
