@@ -21,6 +21,7 @@ COMMANDS = (
     "externalize",
     "audit",
     "memory",
+    "store",
     "history",
     "replay",
     "simulate",
@@ -223,6 +224,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("dir", metavar="DIR", help="the folder (a project's root, say)")
         _pattern_options(p)
         p.set_defaults(run=stores.memory)
+
+    if want("store"):
+        p = sub.add_parser(
+            "store",
+            help="the inspector on a memory store of many files: its files, what loads at "
+            "start, every change audited as one memory",
+        )
+        p.add_argument("dir", metavar="DIR", help="the folder (a project's root, say)")
+        _pattern_options(p)
+        p.add_argument(
+            "--no-journal", action="store_true", help="keep no journal of the store's versions"
+        )
+        p.set_defaults(run=screens.store)
 
     if want("history"):
         p = sub.add_parser(

@@ -69,6 +69,21 @@ def watch(args: argparse.Namespace) -> Outcome:
     return Outcome(app.return_code or OK)
 
 
+def store(args: argparse.Namespace) -> Outcome:
+    """``padtui store DIR``: the inspector on a memory store."""
+    from padtui.cli.stores import patterns_of
+    from padtui.core.memory.discovery import folder_store
+
+    extra, replace_own = patterns_of(args)
+    folder_store(args.dir, extra, replace_own)  # a missing folder or a bad config: exit 2 now
+    need_terminal(f"{args.dir}: the store inspector", f"run `padtui memory {shell_path(args.dir)}`")
+    from padtui.tui.store import StoreApp
+
+    app = StoreApp(args.dir, extra=extra, replace_own=replace_own, use_journal=not args.no_journal)
+    app.run()
+    return Outcome(app.return_code or OK)
+
+
 def _fleet(args: argparse.Namespace) -> Outcome:
     """``padtui DIR``: the fleet view of every pad in the folder."""
     from padtui.core.tokens import counter_for
