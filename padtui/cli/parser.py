@@ -231,10 +231,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             help="the inspector on a memory store of many files: its files, what loads at "
             "start, every change audited as one memory",
         )
-        p.add_argument("dir", metavar="DIR", help="the folder (a project's root, say)")
+        p.add_argument("dir", metavar="DIR", nargs="?", help="the folder (a project's root, say)")
         _pattern_options(p)
         p.add_argument(
             "--no-journal", action="store_true", help="keep no journal of the store's versions"
+        )
+        p.add_argument(
+            "--demo",
+            action="store_true",
+            help="a temporary auto-memory folder that a scripted consolidation pass rewrites: "
+            "a rule moved into the index, then a topic file deleted with its rule",
+        )
+        p.add_argument(
+            "--interval",
+            type=float,
+            default=4.0,
+            metavar="S",
+            help="with --demo, seconds between the pass's steps (default 4)",
         )
         p.set_defaults(run=screens.store)
 

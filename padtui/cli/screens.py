@@ -70,16 +70,35 @@ def watch(args: argparse.Namespace) -> Outcome:
 
 
 def store(args: argparse.Namespace) -> Outcome:
-    """``padtui store DIR``: the inspector on a memory store."""
+    """``padtui store DIR``: the inspector on a memory store (``--demo``: on a temporary one
+    that a scripted consolidation pass rewrites)."""
+    import tempfile
+
     from padtui.cli.stores import patterns_of
     from padtui.core.memory.discovery import folder_store
 
     extra, replace_own = patterns_of(args)
-    folder_store(args.dir, extra, replace_own)  # a missing folder or a bad config: exit 2 now
-    need_terminal(f"{args.dir}: the store inspector", f"run `padtui memory {shell_path(args.dir)}`")
+    if args.demo == (args.dir is not None):
+        raise UsageError("padtui store takes DIR, or --demo (not both)")
+    if args.demo and not args.interval > 0:
+        raise UsageError(f"--interval must be a positive number of seconds, got {args.interval}")
+    root = args.dir
+    if args.demo:
+        from padtui import store_demo
+
+        root = tempfile.mkdtemp(prefix="padtui-store-demo-")
+        store_demo.make_store(root)
+    folder_store(root, extra, replace_own)  # a missing folder or a bad config: exit 2 now
+    need_terminal(f"{root}: the store inspector", f"run `padtui memory {shell_path(root)}`")
     from padtui.tui.store import StoreApp
 
-    app = StoreApp(args.dir, extra=extra, replace_own=replace_own, use_journal=not args.no_journal)
+    app = StoreApp(
+        root,
+        extra=extra,
+        replace_own=replace_own,
+        use_journal=not args.no_journal and not args.demo,
+        demo=args.interval if args.demo else None,
+    )
     app.run()
     return Outcome(app.return_code or OK)
 

@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, ProgressBar, Static
+from textual.worker import get_current_worker
 
 from padtui.core.memory.discovery import SKIPPED
 from padtui.core.memory.live import LiveStore, Version, journal_path
@@ -154,8 +155,10 @@ class StoreApp(PadtuiApp):
         use_journal: bool = True,
         watch: bool = True,
         counter: TokenCounter | None = None,
+        demo: float | None = None,
     ) -> None:
         super().__init__()
+        self.demo = demo  # seconds between the scripted consolidation's steps (None: none)
         journal = journal_path(root) if use_journal else None
         self.live = LiveStore(root, extra, replace_own, journal)
         self.screen_ = StoreScreen(self.live, counter or counter_for(None))
@@ -194,6 +197,19 @@ class StoreApp(PadtuiApp):
                     timeout=15,
                 )
 
+    def _consolidate(self) -> None:
+        """(worker thread) The scripted consolidation pass of ``padtui store --demo``."""
+        from padtui import store_demo
+
+        assert self.demo is not None
+        worker = get_current_worker()
+        store_demo.run(
+            self.live.root,
+            self.demo,
+            lambda line: self.call_from_thread(self.notify, line, title="the agent"),
+            lambda: worker.is_cancelled,
+        )
+
     @work(exclusive=True, group="store-watch")
     async def follow(self) -> None:
         from watchfiles import awatch
@@ -221,6 +237,8 @@ class StoreApp(PadtuiApp):
         try:
             await self._look()
             self.armed.set()
+            if self.demo is not None:
+                self.run_worker(self._consolidate, thread=True, group="store-demo")
             while pending is not None:
                 try:
                     await pending

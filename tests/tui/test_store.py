@@ -83,3 +83,19 @@ async def test_file_names_are_shown_literally(tmp_path: Path) -> None:
         assert clean(name) in names and "[red]x[-]" in clean(name)
         table = app.screen_.query_one("#store-files", DataTable)
         assert all(isinstance(c, Text) for c in table.get_row_at(0))
+
+
+async def test_the_demo_consolidation_moves_a_rule_then_loses_one(tmp_path: Path) -> None:
+    from padtui import store_demo
+
+    root = tmp_path / "demo"
+    store_demo.make_store(str(root))
+    app = StoreApp(str(root), counter=counter_for(None), use_journal=False, demo=0.05)
+    async with app.run_test(size=(140, 40)) as pilot:
+        h = Harness(app, pilot)  # type: ignore[arg-type]
+        await h.until(lambda: "corruption" in alarms(app), "the consolidation's loss")
+        said = alarms(app)
+        assert "from memory/feedback_testing.md to memory/MEMORY.md" in said
+        assert "memory/project_deploys.md was deleted" in said
+        newest = said.split("\n\n")[0] if "\n\n" in said else said
+        assert newest.splitlines()[0].split()[-1] == "corruption"
