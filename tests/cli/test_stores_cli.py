@@ -211,3 +211,24 @@ def test_a_symbolic_link_in_git_is_the_file_it_points_to(
     assert linked == {".agents/AGENTS.md": "always"}  # (was for paths: a subfolder's)
     assert code == 1
     assert by["Drop the generated-code rule"]["verdict"] == "corruption"
+
+
+@needs_git
+def test_a_shallow_clones_first_commit_is_the_base_not_an_addition(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = git_store(
+        tmp_path / "repo",
+        [
+            ("Add the memory", {"CLAUDE.md": CLAUDE}),
+            ("Add agents", {"AGENTS.md": "# Agents\n\n- Use tabs.\n"}),
+            ("Drop a rule", {"CLAUDE.md": CLAUDE.replace(GENERATED, "")}),
+        ],
+    )
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "2", f"file://{repo}", str(clone))
+    monkeypatch.chdir(clone)
+    code, out, _ = run(capsys, "audit", "--git", "HEAD", "--json")
+    got = json.loads(out)
+    assert [r["subject"] for r in got["results"]] == ["Drop a rule"]
+    assert code == 1

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from padtui.core.errors import PadError
 from padtui.core.git import _run as run_git
+from padtui.core.git import _shallow_commits, is_shallow
 from padtui.core.memory.discovery import FOLLOWED, MAX_MEMORY_BYTES, Store, discover
 from padtui.core.memory.patterns import CONFIG_NAME, DEFAULT_PATTERNS, Pattern, table
 
@@ -262,7 +263,9 @@ def history(
     root = toplevel(where)
     patterns = table(extra, replace_own)
     commits = _log(root, rev_range)
-    return root, _walk(root, commits, patterns, extra, replace_own)
+    here = os.path.join(root, ".")
+    cut = _shallow_commits(here) if is_shallow(here) else set()
+    return root, _walk(root, commits, patterns, extra, replace_own, cut)
 
 
 def _walk(
@@ -271,7 +274,10 @@ def _walk(
     patterns: Sequence[Pattern],
     extra: Sequence[Pattern],
     replace_own: bool,
+    shallow: set[str] | frozenset[str] = frozenset(),
 ) -> Iterator[StoreChange]:
+    """Each commit's store change (the first commit of a shallow clone, whose parent is not
+    here, is the base the next ones are audited against, not itself audited as added)."""
     blobs = Blobs(root)
     blobs.prefetch(
         b.removeprefix(_LINK)
@@ -288,6 +294,10 @@ def _walk(
     empty: Entries = {}
     try:
         for c in commits:
+            if c.parent is None and c.oid in shallow:
+                trees[c.oid] = _tree(root, c.oid, patterns)
+                blobs.prefetch(o.removeprefix(_LINK) for o in trees[c.oid].values())
+                continue
             if c.parent is None:
                 before = empty
             elif c.parent in trees:
