@@ -232,3 +232,13 @@ def test_a_shallow_clones_first_commit_is_the_base_not_an_addition(
     got = json.loads(out)
     assert [r["subject"] for r in got["results"]] == ["Drop a rule"]
     assert code == 1
+
+
+def test_the_store_pre_commit_hook_runs_the_gate_with_no_path() -> None:
+    import re
+
+    text = (Path(__file__).parents[2] / ".pre-commit-hooks.yaml").read_text()
+    hook = text[text.index("- id: padtui-audit-store") :]
+    assert re.search(r"^  entry: padtui audit --git$", hook, re.M)
+    assert re.search(r"^  pass_filenames: false$", hook, re.M)
+    assert re.search(r"^  always_run: true$", hook, re.M)
