@@ -55,6 +55,8 @@ def store_lines(root: str, store: Store) -> list[str]:
 def audit_dirs(args: argparse.Namespace, old: str, new: str) -> Outcome:
     extra, replace_own = patterns_of(args)
     for path in (old, new):
+        if not os.path.exists(path):
+            raise PadError(path, "no such file or folder")
         if not os.path.isdir(path):
             raise PadError(path, "not a folder: audit two folders, or two files, not one of each")
     before = folder_store(old, extra, replace_own)

@@ -68,6 +68,7 @@ def test_memory_lists_each_file_when_it_loads_and_why(
         (["memory", "{tmp}", "--pattern", "kb/*.md=sometimes"], "unknown scope"),
         (["memory", "{tmp}", "--only-patterns"], "--only-patterns needs"),
         (["audit", "{tmp}", "{tmp}/CLAUDE.md"], "not a folder"),
+        (["audit", "{tmp}", "{tmp}/gone"], "gone: no such file or folder"),
         (["store"], "takes DIR, or --demo"),
         (["store", "{tmp}"], "needs a terminal"),
         (["store", "{tmp}/nope"], "no such folder"),
