@@ -260,3 +260,8 @@ def test_an_index_of_files_and_shared_skills_are_found_on_demand(tmp_path: Path)
         "docs/contributing/prs.md": D,
         ".agents/skills/triage/SKILL.md": D,
     }
+
+
+def test_an_extension_in_capitals_is_the_same_file_a_name_is_not(tmp_path: Path) -> None:
+    make_store(tmp_path, {"AGENTS.MD": "- Use uv.\n", "docs/agents.md": "# About agents\n"})
+    assert scopes(tmp_path) == {"AGENTS.MD": A}

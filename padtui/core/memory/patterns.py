@@ -149,6 +149,9 @@ def _glob_re(pattern: str) -> re.Pattern[str]:
         else:
             out += re.escape(ch)
         i += 1
+    # a file's extension in any case (AGENTS.MD, written on a case-blind file system, is
+    # loaded there as AGENTS.md); the name itself keeps its case (docs/agents.md is a doc)
+    out = out.replace(r"\.md", r"\.(?i:md)").replace(r"\.mdc", r"\.(?i:mdc)")
     return re.compile(out + r"\Z")
 
 
