@@ -133,6 +133,9 @@ def score(
             out["flagged"].append(rule)
         reported = any(
             said(rule, f.finding.before) and f.file == m["from"] and f.to == m["to"] for f in moves
+        ) or any(  # (a file renamed: the move is the rename, reported with the files)
+            c.change == "renamed" and c.was == m["from"] and c.path == m["to"]
+            for c in (result.files if result is not None else ())
         )
         read = any(said(rule, text) for file, text in rules if file == m["from"])
         out["moved_read"] += read
