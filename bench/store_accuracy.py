@@ -9,7 +9,8 @@ the change) and ``label.json`` (``verdict``, ``accept``, ``moved`` [{rule, from,
 ``commit``), labelled before padtui ran on it. Two folders are audited with ``audit_stores``;
 with ``--git`` the mirror's store at ``commit`` against its first parent, found by padtui
 itself. A label's rule is matched to a finding when most of its content words are in the
-finding's rule text (labels paraphrase).
+finding's rule text (labels paraphrase); a label without the rule's words (as
+``bench/store_history/manifest.jsonl`` keeps them out) counts in the verdicts only.
 """
 
 from __future__ import annotations
@@ -119,10 +120,10 @@ def score(
         "flagged": [],
     }
     for m in label.get("moved", []):
-        if m.get("from") == m.get("to"):
-            continue
+        rule = m.get("rule")
+        if m.get("from") == m.get("to") or not rule:
+            continue  # (a label without the rule's words is counted in the verdicts only)
         out["moved"] += 1
-        rule = m["rule"]
         carried = not any(said(rule, f.finding.before) for f in critical)
         out["moved_carried"] += carried
         if single is not None:
@@ -143,6 +144,8 @@ def score(
         if read and not reported:
             out["not_reported"].append(rule)
     for lost in label.get("lost", []):
+        if not lost.get("rule"):
+            continue
         out["lost"] += 1
         caught = any(said(lost["rule"], f.finding.before) for f in critical)
         out["lost_caught"] += caught
