@@ -115,6 +115,8 @@ def score(
         "lost": 0,
         "lost_caught": 0,
         "critical": len(critical),
+        "honest": "corruption" not in label.get("accept", [label.get("verdict")]),
+        "single_alarm": bool(single) and any(single.values()),
         "missed": [],
         "not_reported": [],
         "flagged": [],
@@ -170,7 +172,15 @@ def markdown(summary: dict[str, Any], rows: list[dict[str, Any]], baseline: bool
         " |",
         f"| moved rules carried (no critical finding) | {_pct(s['moved_carried'], s['moved'])} |",
     ]
+    out.append(
+        f"| honest changes (corruption not in the labelled set) the store gate fails | "
+        f"{_pct(s['honest_alarmed'], s['honest'])} |"
+    )
     if baseline:
+        out.append(
+            f"| honest changes a gate of one file at a time fails | "
+            f"{_pct(s['honest_single_alarmed'], s['honest'])} |"
+        )
         flagged = s["moved_single_flagged"]
         out.append(
             f"| moved rules called lost by one file's audit alone | {_pct(flagged, s['moved'])} |"
@@ -247,7 +257,11 @@ def main(argv: list[str] | None = None) -> int:
             "lost_caught",
         )
     }
+    honest = [r for r in done if r["honest"]]
     summary = {
+        "honest": len(honest),
+        "honest_alarmed": sum(r["verdict"] == "corruption" for r in honest),
+        "honest_single_alarmed": sum(r["single_alarm"] for r in honest),
         "split": args.split,
         "through": "git" if args.git else "folders",
         "cases": len(rows),
