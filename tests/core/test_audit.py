@@ -153,6 +153,8 @@ def test_every_code_has_its_spec_severity() -> None:
         "UNDECLARED_LOSS": WARNING,
         "CLAIMS_REDUCED": WARNING,
         "CAUTION_FALLING": WARNING,
+        "RULE_MOVED": "info",
+        "RULE_SCOPE_NARROWED": WARNING,
     }
 
 
