@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 from typing import Any
 
+from padtui import telemetry
 from padtui.cli.outcome import FOUND, OK, Outcome, UsageError
 from padtui.cli.parser import rule_map
 from padtui.cli.render import print_json, print_lines
+from padtui.core.audit import Audit
 from padtui.core.errors import PadError
 from padtui.core.memory.audit import StoreAudit, audit_stores
 from padtui.core.memory.discovery import Store, folder_store
@@ -62,11 +65,19 @@ def audit_dirs(args: argparse.Namespace, old: str, new: str) -> Outcome:
     before = folder_store(old, extra, replace_own)
     after = folder_store(new, extra, replace_own)
     result = audit_stores(before, after, rule_map=rule_map(args))
+    telemetry.audited(new, as_audit(result), source="audit.store")
     code = FOUND if result.verdict == Verdict.CORRUPTION else OK
     if args.json:
         return Outcome(code, json={"old": old, "new": new, "store": True, **result.as_json()})
     head = f"audit {old} -> {new}: {result.verdict}"
     return Outcome(code, text="\n".join([head, *audit_lines(result)]))
+
+
+def as_audit(result: StoreAudit) -> Audit:
+    """The store's audit as one audit (its verdict, every finding), as exported."""
+    return replace(
+        result.audit, verdict=result.verdict, findings=tuple(f.finding for f in result.findings)
+    )
 
 
 def audit_lines(result: StoreAudit, indent: str = "  ") -> list[str]:
@@ -140,6 +151,9 @@ def audit_git_store(args: argparse.Namespace, rev_range: str | None) -> int:
     n = 0
     for c in changes:
         result = audit_stores(c.before, c.after, rule_map=headings, renamed=c.renamed)
+        telemetry.audited(
+            root, as_audit(result), source="audit.git.store", commit=c.commit or "staged"
+        )
         n += 1
         failed += result.verdict == Verdict.CORRUPTION
         if args.json:

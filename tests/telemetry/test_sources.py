@@ -154,3 +154,19 @@ def test_the_mcp_tools_export_their_verdicts(spans: Spans, tmp_path: Path) -> No
     assert "c-retry" in evaluation(audit)["gen_ai.evaluation.explanation"]
     assert check.attributes["padtui.source"] == "mcp.check"
     assert evaluation(check)["gen_ai.evaluation.score.label"] == "refused"
+
+
+def test_an_audit_of_a_store_exports_the_stores_verdict(
+    spans: Spans, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.stores import make_store
+
+    rules = "# Rules\n\n- Never push to `main`.\n- Always run `make check` first.\n"
+    old = make_store(tmp_path / "old", {"CLAUDE.md": rules})
+    new = make_store(tmp_path / "new", {"CLAUDE.md": "# Rules\n\n- Never push to `main`.\n"})
+    assert main(["audit", str(old), str(new)]) == 1
+    span = only(spans)["span"]
+    assert span["gen_ai.memory.store.id"] == str(new)
+    assert span["padtui.source"] == "audit.store"
+    assert span["padtui.verdict"] == "corruption"
+    assert "CONSTRAINT_DROPPED" in span["padtui.findings.codes"]
