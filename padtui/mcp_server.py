@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import json
 import os
+import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
@@ -24,15 +26,16 @@ from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
 from padtui import __version__, telemetry
-from padtui.core import sealing, store
-from padtui.core.errors import EncodingUnavailable, PadError
+from padtui.core import fsio, sealing, store
+from padtui.core.errors import EncodingUnavailable, PadError, json_type, shown
 from padtui.core.formats import (
+    MAX_BUDGET,
     MAX_PAD_BYTES,
     check_writable,
     chosen,
     format_for_name,
     format_of,
-    load_pad,
+    pad_from_bytes,
     parse,
 )
 from padtui.core.text import one_line
@@ -45,6 +48,11 @@ if TYPE_CHECKING:
     from padtui.core.tokens import TokenCounter
 
 MAX_HISTORY = 1000
+MAX_PATH_BYTES = 4096  # a path longer than the system's own limit names no file
+MAX_IDS = 10_000  # ids in one externalize call ...
+MAX_ID_CHARS = 4096  # ... and characters in each
+MAX_TOKEN_CHARS = 128  # a plan token (64 hex digits)
+READ_TRIES = 5  # a pad whose path keeps changing while it is read: refused after this many
 
 INSTRUCTIONS = (
     "padtui guards an agent's memory files (pads) against rewrites that lose its rules. "
@@ -86,13 +94,33 @@ class Scope:
         """The real path behind ``path`` (relative to the server's folder), if allowed."""
         if not path or "\0" in path:
             raise OutsideScope("a path is needed (a pad the server was started with)")
-        real = os.path.realpath(path)
+        if len(path) > MAX_PATH_BYTES or len(os.fsencode(path)) > MAX_PATH_BYTES:
+            raise ToolError(f"path: longer than {MAX_PATH_BYTES} bytes")
+        try:
+            real = os.path.realpath(path)
+        except (OSError, RuntimeError, ValueError):  # (a link swapped in or out meanwhile)
+            raise ToolError(
+                f"{one_line(path, 200)}: kept changing while it was resolved; try again"
+            ) from None
         if not self.allows(real):
             raise OutsideScope(
                 f"{one_line(path, 200)}: outside the pads this server may touch "
                 "(the files and folders named on its command line)"
             )
         return real
+
+    def read(self, path: str) -> tuple[str, bytes]:
+        """The real path behind ``path`` and the bytes of the file there, if allowed: the
+        file is opened once, along its real path, without following a symlink (one swapped
+        in after the path was resolved is caught, and the path resolved again)."""
+        for _ in range(READ_TRIES):
+            real = self.resolve(path)
+            try:
+                data, _st = fsio.read_raw(real, path)
+            except fsio.Moving:
+                continue
+            return real, data
+        raise ToolError(f"{one_line(path, 200)}: kept changing while it was read; try again")
 
     def pads(self) -> list[str]:
         """The pads in scope now: the files named, and pads directly in the folders named."""
@@ -171,6 +199,14 @@ class Guard:
         # the format from the name the agent gave (a link may be named for its format)
         return real, format_of(path if format_for_name(path) else real)
 
+    def _load(self, path: str) -> tuple[str, str, Pad]:
+        """A pad to read and not write back: its real path, format and entries, read once
+        from the file the scope allows."""
+        self._pad(path)  # (a name that says no format is refused before anything is read)
+        real, data = self.scope.read(path)
+        fmt = format_of(path if format_for_name(path) else real)
+        return real, fmt, pad_from_bytes(real, data, format_of(real, _chosen(fmt)))
+
     def _token(self, snap: store.Snapshot, budget: int | None) -> str:
         message = f"{snap.target}\0{snap.stamp.sha256}\0{budget}\0strict".encode()
         return hmac.new(self._key, message, hashlib.sha256).hexdigest()
@@ -181,8 +217,8 @@ class Guard:
         from padtui.core.compaction import plan
 
         with _tool_errors():
-            real, fmt = self._pad(path)
-            pad = load_pad(real, _chosen(fmt))
+            budget = _budget(budget)
+            real, fmt, pad = self._load(path)
             result = plan(pad, budget, policy, _counter(real, pad), fmt=fmt)
             telemetry.planned(path, result, source="mcp.check")
             return _plan_report(path, result, fmt)
@@ -194,8 +230,9 @@ class Guard:
         if new_text and new_path:
             raise ToolError("give new_text (the rewrite about to be written) or new_path, not both")
         with _tool_errors():
-            real, fmt = self._pad(path)
-            old = load_pad(real, _chosen(fmt))
+            if len(new_text) > MAX_PAD_BYTES:
+                raise ToolError(f"new_text: larger than {MAX_PAD_BYTES} bytes")
+            real, fmt, old = self._load(path)
             if not new_path:
                 data = new_text.encode("utf-8", "surrogatepass")
                 if len(data) > MAX_PAD_BYTES:
@@ -207,8 +244,7 @@ class Guard:
                     raise ToolError(f"new_text: {place}{one_line(exc.problem)}") from None
                 shown = "(new_text)"
             else:
-                new_real, new_fmt = self._pad(new_path)
-                new = load_pad(new_real, _chosen(new_fmt))
+                _new_real, _new_fmt, new = self._load(new_path)
                 shown = new_path
             result = audit(old, new, counter_for(new.encoding or old.encoding))
             telemetry.audited(path, result, source="mcp.audit", old=old)
@@ -220,6 +256,9 @@ class Guard:
         from padtui.core.compaction import plan
 
         with _tool_errors():
+            budget = _budget(budget)
+            if confirm is not None and len(confirm) > MAX_TOKEN_CHARS:
+                raise ToolError("confirm: not a plan token (call compact without confirm)")
             real, fmt = self._pad(path)
             check_writable(real, fmt, seals=True)
             snap = store.read(real, fmt=_chosen(fmt))
@@ -244,6 +283,8 @@ class Guard:
             return {**report, "written": True, "journal": self._journal(real, after)}
 
     def externalize(self, path: str, ids: list[str]) -> dict[str, Any]:
+        if len(ids) > MAX_IDS or any(len(i) > MAX_ID_CHARS for i in ids):
+            raise ToolError(f"ids: at most {MAX_IDS}, each at most {MAX_ID_CHARS} characters")
         with _tool_errors():
             real, fmt = self._pad(path)
             check_writable(real, fmt, seals=True)
@@ -302,7 +343,7 @@ class Guard:
 
     def sealed(self, real: str) -> str:
         with _resource_errors():
-            pad = load_pad(real)
+            _real, _fmt, pad = self._load(real)
             entries = [{"id": e.label, "kind": e.kind, "text": e.text} for e in pad.sealed]
             return json.dumps({"path": real, "sealed": entries}, ensure_ascii=False)
 
@@ -325,6 +366,8 @@ class Guard:
 def _resource_errors() -> Iterator[None]:
     try:
         yield
+    except ToolError as exc:
+        raise ResourceError(one_line(str(exc))) from None
     except PadError as exc:
         raise ResourceError(one_line(exc.line())) from None
     except EncodingUnavailable as exc:
@@ -336,8 +379,11 @@ class _Server(MCPServer):
     and quote the values given)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        problem = _arguments_problem(arguments)
+        if problem is not None:
+            raise ToolError(f"Error executing tool {name}: invalid arguments: {problem}")
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, ValidationError):
@@ -350,7 +396,76 @@ class _Server(MCPServer):
                 ) from cause
             if "\n" in str(exc) and not isinstance(exc, UnexpectedToolError):
                 raise ToolError(one_line(str(exc))) from cause
+            if not _encodable(str(exc)):
+                raise ToolError(_encodable_text(str(exc))) from cause
             raise
+        try:  # (what cannot be sent would leave the call unanswered)
+            result.model_dump_json()
+        except (ValueError, UnicodeError):
+            raise ToolError(
+                f"Error executing tool {name}: its result holds text that is not Unicode "
+                "(a file name that is not UTF-8?)"
+            ) from None
+        return result
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _encodable_text(text: str) -> str:
+    return one_line(text.encode("utf-8", "replace").decode("utf-8"))
+
+
+def _arguments_problem(arguments: dict[str, Any]) -> str | None:
+    """What is wrong with a call's arguments before the SDK converts them (a boolean read
+    as a number, text that is not Unicode), else None."""
+    bad = arguments.get(NOT_UNICODE)
+    if isinstance(bad, list) and bad:
+        names = ", ".join(one_line(str(b), 40) for b in bad[:8])
+        return f"{names}: holds text that is not Unicode (a lone surrogate)"
+    for key in ("budget", "limit"):
+        value = arguments.get(key)
+        if key == "budget" and value is None:
+            continue
+        if isinstance(value, bool) or (key in arguments and type(value) is not int):
+            return f"{key}: a whole number is needed, got {json_type(value)}"
+    for key, value in arguments.items():
+        if not _all_unicode(value):
+            return (
+                f"{one_line(_encodable_text(str(key)), 40)}: holds text that is not Unicode "
+                "(a lone surrogate)"
+            )
+    return None
+
+
+def _all_unicode(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, str):
+        return _encodable(value)
+    if depth > 32:
+        return True
+    if isinstance(value, dict):
+        return all(
+            _all_unicode(k, depth + 1) and _all_unicode(v, depth + 1) for k, v in value.items()
+        )
+    if isinstance(value, list):
+        return all(_all_unicode(v, depth + 1) for v in value)
+    return True
+
+
+def _budget(budget: int | None) -> int | None:
+    """A budget as the command line takes it: a whole number from 0 to ``MAX_BUDGET``."""
+    if budget is None:
+        return None
+    if type(budget) is not int:
+        raise ToolError(f"budget: a whole number is needed, got {json_type(budget)}")
+    if not 0 <= budget <= MAX_BUDGET:
+        raise ToolError(f"budget: must be >= 0 and at most {MAX_BUDGET}, got {shown(budget)}")
+    return budget
 
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -452,6 +567,75 @@ def _pad_resources(server: MCPServer, guard: Guard, n: int, real: str) -> None:
         )(_reading(read, real))
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+NOT_UNICODE = "padtui: not unicode"  # (the arguments of a call that held a lone surrogate)
+
+
+def screened(line: str) -> str:
+    """A line of standard input as the SDK can take it. A JSON escape of a lone surrogate
+    is no Unicode text, and the SDK's parser refuses the whole line, so the call would go
+    unanswered: a tool call's arguments that hold one are replaced by a note of which did
+    (its answer is then a tool error), and any other such text by U+FFFD."""
+    if _SURROGATE_ESCAPE.search(line) is None:
+        return line
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    if not isinstance(message, dict):
+        return line
+    params = message.get("params")
+    if message.get("method") == "tools/call" and isinstance(params, dict):
+        arguments = params.get("arguments")
+        if isinstance(arguments, dict) and not _all_unicode(arguments):
+            bad = [_encodable_text(str(k)) for k, v in arguments.items() if not _all_unicode(v)]
+            params["arguments"] = {NOT_UNICODE: bad or ["(an argument's name)"]}
+    return json.dumps(_unicode(message)) + "\n"
+
+
+def _unicode(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return value if _encodable(value) else value.encode("utf-8", "replace").decode()
+    if depth > 64:
+        return value
+    if isinstance(value, dict):
+        return {_unicode(k, depth + 1): _unicode(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unicode(v, depth + 1) for v in value]
+    return value
+
+
+class _Screened:
+    """Standard input, each line :func:`screened`."""
+
+    def __init__(self, inner: IO[str]) -> None:
+        self._inner = inner
+
+    def readline(self, size: int = -1) -> str:
+        return screened(self._inner.readline())
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    # standard input is read here, screened, and fd 0 left on the null device (so nothing
+    # this process runs reads the client's messages); standard output the SDK's as ever
+    raw = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    lines = _Screened(io.TextIOWrapper(raw, encoding="utf-8", errors="replace"))
+    async with stdio_server(stdin=anyio.wrap_file(cast(IO[str], lines))) as (read, write):
+        low = server._lowlevel_server
+        await low.run(read, write, low.create_initialization_options())
+
+
 def serve(roots: Sequence[str]) -> None:
     """Run the server on standard input and output until the client closes them."""
-    build_server(roots).run("stdio")
+    import anyio
+
+    anyio.run(_serve_stdio, build_server(roots))

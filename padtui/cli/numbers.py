@@ -8,6 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from padtui.core.errors import shown
+from padtui.core.formats import MAX_BUDGET
+
 N = TypeVar("N", int, float)
 
 
@@ -29,11 +32,11 @@ class Number(Generic[N]):
         except ValueError:
             raise argparse.ArgumentTypeError(f"not {self.noun}: {value!r}") from None
         if n < self.low or (self.high is not None and n > self.high):
-            raise argparse.ArgumentTypeError(f"{self.bounds}, got {n}")
+            raise argparse.ArgumentTypeError(f"{self.bounds}, got {shown(n)}")
         return n
 
 
-BUDGET = Number(int, "a whole number", 0, None, "must be >= 0")
+BUDGET = Number(int, "a whole number", 0, MAX_BUDGET, f"must be >= 0 and at most {MAX_BUDGET}")
 SECONDS = Number(float, "a number of seconds", 0.0, 3600.0, "must be between 0 and 3600")
 VERSION = Number(int, "a version number", 1, None, "versions are numbered from 1")
 

@@ -86,15 +86,107 @@ class Moving(Exception):
     """The file changed while it was being read."""
 
 
+NOT_REGULAR = "not a regular file"
+
+
+_READ = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO in a file's place must not hang
+
+
+# each folder of a walk: opened only to look a name up in it (O_PATH needs no read permission)
+_WALK = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def open_real(real: str, flags: int = _READ) -> int:
+    """Open the file at ``real``, an absolute path with no symlink in it (as
+    ``os.path.realpath`` gives), one name at a time from the root, following no symlink:
+    the file opened is the one at that path now, and OSError (``ELOOP``, ``ENOTDIR``) says
+    that a part of it has become a symlink since it was resolved."""
+    parts = [part for part in real.split("/") if part]
+    if not real.startswith("/") or not parts:
+        return os.open(real, flags | os.O_NOFOLLOW)
+    fd = os.open("/", _WALK)
+    try:
+        for part in parts[:-1]:
+            inner = os.open(part, _WALK, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        return os.open(parts[-1], flags | os.O_NOFOLLOW, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def open_regular(
+    path: str, *, follow: bool = True, dir_fd: int | None = None
+) -> tuple[int, os.stat_result]:
+    """A regular file opened to read, and its stat: never waits on a FIFO (opened
+    non-blocking, then refused), and never reads a device. OSError for anything else
+    (``strerror`` says why: ``not a regular file`` for a FIFO, a device or a socket);
+    ``follow`` False refuses a symlink at the last name (``ELOOP``)."""
+    flags = _READ if follow else _READ | os.O_NOFOLLOW
+    fd = os.open(path, flags, dir_fd=dir_fd)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", path)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, NOT_REGULAR, path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def read_lines(fd: int, limit: int, chunk: int = 1 << 20) -> Iterator[bytes | None]:
+    """The lines of an open file, one at a time, without their line endings (a last one
+    without its ending too); None in place of a line longer than ``limit`` bytes, which is
+    skipped without being held. Memory: one chunk and one line."""
+    rest = bytearray()
+    too_long = False
+    while True:
+        data = os.read(fd, chunk)
+        if not data:
+            break
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                if not too_long:
+                    rest += data[start:]
+                    if len(rest) > limit:
+                        rest.clear()
+                        too_long = True
+                break
+            if too_long:
+                yield None
+            elif rest:
+                rest += data[start:end]
+                yield None if len(rest) > limit else bytes(rest)
+            else:
+                yield None if end - start > limit else data[start:end]
+            rest.clear()
+            too_long = False
+            start = end + 1
+    if too_long:
+        yield None
+    elif rest:
+        yield bytes(rest)
+
+
 def read_raw(target: str, name: str, dir_fd: int | None = None) -> tuple[bytes, os.stat_result]:
     """The file's bytes and the stat they belong to (``Moving`` if it changed meanwhile).
-    With ``dir_fd``, ``target`` is a name in that folder, and a symlink there is not followed."""
-    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK  # a FIFO in its place must not hang
-    if dir_fd is not None:
-        flags |= os.O_NOFOLLOW
+    With ``dir_fd``, ``target`` is a name in that folder, and a symlink there is not followed;
+    without, ``target`` is a real path (``os.path.realpath``'s), opened without following a
+    symlink anywhere in it (``Moving`` if a part of it became one since it was resolved)."""
     try:
-        fd = os.open(target, flags, dir_fd=dir_fd)
+        if dir_fd is not None:
+            fd = os.open(target, _READ | os.O_NOFOLLOW, dir_fd=dir_fd)
+        else:
+            fd = open_real(target)
     except OSError as exc:
+        if dir_fd is None and exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            with contextlib.suppress(OSError, RuntimeError, ValueError):
+                if os.path.realpath(target) != target:
+                    raise Moving from None
         raise open_error(name, exc) from None
     try:
         st = os.fstat(fd)
@@ -162,7 +254,10 @@ class Look:
 def look(path: str) -> Look | None:
     """A look at the pad's file; None if it changed while being read. PadError for what is
     no pad file at all (a directory, a FIFO, a device, a file too large, no permission)."""
-    target = os.path.realpath(path)
+    try:
+        target = os.path.realpath(path)
+    except (OSError, RuntimeError):  # (a link swapped in or out while it was resolved)
+        return None
     try:
         data, st = read_raw(target, path)
     except Moving:

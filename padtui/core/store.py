@@ -219,10 +219,10 @@ def read(
     for attempt in range(max(attempts, 1)):
         if attempt:
             time.sleep(READ_BACKOFF * 2 ** (attempt - 1))
-        target = os.path.realpath(path)
         try:
+            target = os.path.realpath(path)
             data, st = fsio.read_raw(target, path)
-        except fsio.Moving:
+        except (fsio.Moving, OSError, RuntimeError):  # (OSError: a link swapped mid-resolve)
             last = PadError(path, "kept changing while being read")
             continue
         except PadError as exc:

@@ -14,7 +14,15 @@ from padtui.cli import main
     ("args", "message"),
     [
         (["check", "PAD", "--budget", "1.5"], "argument --budget: not a whole number: '1.5'"),
-        (["check", "PAD", "--budget", "-1"], "argument --budget: must be >= 0, got -1"),
+        (
+            ["check", "PAD", "--budget", "-1"],
+            "argument --budget: must be >= 0 and at most 1000000000000, got -1",
+        ),
+        (
+            ["check", "PAD", "--budget", "9" * 400],
+            "argument --budget: must be >= 0 and at most 1000000000000, "
+            "got a number of more than 40 digits",
+        ),
         (["watch", "PAD", "--budget", "x"], "argument --budget: not a whole number: 'x'"),
         (
             ["simulate", "PAD", "--scenario", "retry-5xx", "--interval", "soon"],

@@ -50,6 +50,7 @@ __all__ = [
     "load_pad",
     "named",
     "names_text",
+    "pad_from_bytes",
     "parse",
     "read_bytes",
     "read_only_reason",
@@ -163,7 +164,11 @@ def load_pad(path: str, fmt: str | None = None) -> Pad:
     if os.path.isdir(path):
         raise PadError(path, "is a directory, not a pad file")
     fmt = format_of(path, fmt)
-    data = read_bytes(path)
+    return pad_from_bytes(path, read_bytes(path), fmt)
+
+
+def pad_from_bytes(path: str, data: bytes, fmt: str) -> Pad:
+    """``load_pad`` of bytes read elsewhere (a file opened once, and checked as opened)."""
     text = decode(path, data, fmt)
     return _format(path, fmt).read_pad(path, text)
 
