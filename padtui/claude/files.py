@@ -9,6 +9,7 @@ import os
 import tempfile
 from typing import Any
 
+from padtui.core import fsio
 from padtui.core.journal import state_dir
 
 
@@ -19,11 +20,15 @@ def session_state_path(session_id: str) -> str:
     return os.path.join(state_dir(), "claude", f"{digest}.json")
 
 
+MAX_STATE_BYTES = 16 << 20  # a session's state is a few kB: a larger file is not padtui's
+
+
 def load_json(path: str) -> dict[str, Any] | None:
     try:
-        with open(path, "rb") as f:
-            obj = json.loads(f.read())
-    except (OSError, ValueError):
+        fd, _st = fsio.open_regular(path)
+        with open(fd, "rb") as f:
+            obj = json.loads(f.read(MAX_STATE_BYTES + 1))
+    except (OSError, ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
 

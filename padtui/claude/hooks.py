@@ -64,14 +64,17 @@ def read_event(data: bytes) -> Event:
 # --- the rules in force ---------------------------------------------------------------------
 
 
+_UNREAD = transcript.Transcript((), 0)
+
+
 def _read_transcript(path: str, notes: list[str]) -> transcript.Transcript:
+    """The transcript, line by line (a bad line is skipped and counted, the rest used); an
+    empty one, and a note, when it cannot be read (not a regular file: never waited on)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        return transcript.load(path)
     except OSError as exc:
         notes.append(f"{path}: transcript not read ({exc.strerror or exc})")
-        return transcript.Transcript((), 0)
-    return transcript.parse(data)
+        return _UNREAD
 
 
 def _this_compaction(t: transcript.Transcript, summary: str | None) -> int | None:
@@ -213,7 +216,8 @@ def post_compact(event: Event) -> Said:
 
 def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Judgement, int]:
     state = _load(event)
-    t = _read_transcript(event.transcript_path, [])
+    unread: list[str] = []
+    t = _read_transcript(event.transcript_path, unread)
     end = _this_compaction(t, summary)
     before = len([c for c in t.compactions() if end is None or c.line < end])
     snapshot = state.get("before")
@@ -225,6 +229,9 @@ def _judge(event: Event, summary: str, notes: list[str]) -> tuple[Judgement, int
     ):
         found = (RuleInForce.from_json(r) for r in snapshot["rules"])
         rules = [r for r in found if r is not None]
+    elif unread:  # (said once: the transcript, not the snapshot, is what is missing)
+        notes += unread
+        rules, before = rules_in_force(event, [], summary)
     else:
         notes.append("no PreCompact snapshot for this compaction: the rules were gathered now")
         rules, before = rules_in_force(event, notes, summary)
@@ -274,7 +281,8 @@ def _judge_last(event: Event, notes: list[str]) -> Judgement | None:
     t = _read_transcript(event.transcript_path, notes)
     found = t.compactions()
     if not found or not found[-1].summary.strip():
-        notes.append("no compaction found in the transcript")
+        if t is not _UNREAD:  # (one not read has said so already)
+            notes.append("no compaction found in the transcript")
         return None
     verdict, _before = _judge(event, found[-1].summary, notes)
     return verdict

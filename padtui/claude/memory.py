@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from padtui.core import fsio
 from padtui.core.errors import PadError
 from padtui.core.formats import read_bytes
 from padtui.core.guard import RuleInForce, file_rules
@@ -85,7 +86,8 @@ def scope_of(path: str) -> list[str] | None:
     """The ``paths:`` glob patterns of a rules file's front matter (None: it has none, so it
     is loaded at the start)."""
     try:
-        with open(path, "rb") as f:
+        fd, _st = fsio.open_regular(path)  # (a FIFO in its place is never waited on)
+        with open(fd, "rb") as f:
             head = f.read(8192).decode("utf-8", "replace")
     except OSError:
         return None

@@ -2,7 +2,9 @@
 "Guard Claude Code's compactions").
 
 A transcript is JSON Lines, one record a line. A damaged line (a torn write, a record of a
-newer version) is skipped, never fatal: the transcript is the user's session, not padtui's.
+newer version, a line too long or nested too deep, not JSON, not UTF-8) is skipped and
+counted, never fatal: the transcript is the user's session, not padtui's. Only a regular
+file is read (a FIFO or a device in its place is an OSError), line by line.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from padtui.core import fsio
 
 # what Claude Code itself puts in a user record (slash commands, their output, reminders)
 _NOT_TYPED = (
@@ -81,22 +85,49 @@ class Transcript:
 _PATH_KEYS = ("file_path", "notebook_path")  # (Read, Edit, Write, NotebookEdit)
 
 
+MAX_LINE = 32 << 20  # bytes in one record: a longer line is skipped unread
+
+
 def parse(data: bytes) -> Transcript:
+    return parse_lines(data.split(b"\n"))
+
+
+def parse_lines(lines: Iterable[bytes | None]) -> Transcript:
+    """The records of a transcript's lines (None: a line too long to read, skipped)."""
     records: list[tuple[int, dict[str, Any]]] = []
     skipped = 0
-    for n, raw in enumerate(data.split(b"\n"), 1):
+    for n, raw in enumerate(lines, 1):
+        if raw is None or len(raw) > MAX_LINE:
+            skipped += 1
+            continue
         if not raw.strip():
             continue
-        try:
-            obj = json.loads(raw)
-        except ValueError:
+        obj = _record(raw)
+        if obj is None:
             skipped += 1
-            continue
-        if isinstance(obj, dict):
-            records.append((n, obj))
         else:
-            skipped += 1
+            records.append((n, obj))
     return Transcript(tuple(records), skipped)
+
+
+def load(path: str) -> Transcript:
+    """The transcript at ``path``, read line by line; OSError when it cannot be read (not a
+    regular file: ``strerror`` says so)."""
+    fd, _st = fsio.open_regular(path)
+    try:
+        return parse_lines(fsio.read_lines(fd, MAX_LINE))
+    finally:
+        os.close(fd)
+
+
+def _record(raw: bytes) -> dict[str, Any] | None:
+    """A line's record: None for a line that is not a JSON object (not JSON, not UTF-8,
+    nested deeper than the parser goes)."""
+    try:
+        obj = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
 
 
 CHUNK = 1 << 20  # bytes read at a time: a transcript of any size is read in this much memory
@@ -123,6 +154,7 @@ class Reader:
         self.lines = 0
         self.records: list[tuple[int, dict[str, Any]]] = []
         self.skipped = 0
+        self._in_long = False  # the last read ended inside a line too long to keep
 
     @property
     def transcript(self) -> Transcript:
@@ -134,8 +166,8 @@ class Reader:
         """Read what was added; True if a line was. ``progress(done, size)`` after each
         chunk; ``to_end``: a last line with no line ending is taken too (a file read once,
         not followed). OSError when the file cannot be read."""
-        with open(self.path, "rb") as f:
-            st = os.fstat(f.fileno())
+        fd, st = fsio.open_regular(self.path)
+        with open(fd, "rb") as f:
             if self._file != (st.st_dev, st.st_ino) or st.st_size < self.offset:
                 self._reset()
                 self._file = (st.st_dev, st.st_ino)
@@ -146,14 +178,30 @@ class Reader:
                 chunk = f.read(CHUNK)
                 if not chunk:
                     break
+                if self._in_long:  # (the rest of a line too long to keep: skipped)
+                    nl = chunk.find(b"\n")
+                    self.offset += len(chunk) if nl < 0 else nl + 1
+                    if nl < 0:
+                        continue
+                    self.lines += 1
+                    self.skipped += 1
+                    self._in_long = False
+                    chunk = chunk[nl + 1 :]
                 data = rest + chunk
                 end = data.rfind(b"\n") + 1
                 self._take(data[:end])
                 self.offset += end
                 rest = data[end:]
+                if len(rest) > MAX_LINE:
+                    self.offset += len(rest)
+                    rest, self._in_long = b"", True
                 if progress is not None:
                     progress(self.offset, max(st.st_size, self.offset))
-            if to_end and rest.strip():
+            if to_end and self._in_long:
+                self.lines += 1
+                self.skipped += 1
+                self._in_long = False
+            elif to_end and rest.strip():
                 self._take(rest + b"\n")
                 self.offset += len(rest)
         return self.lines != before
@@ -173,12 +221,8 @@ class Reader:
                 else:
                     self.skipped += 1
                 continue
-            try:
-                obj = json.loads(raw)
-            except ValueError:
-                self.skipped += 1
-                continue
-            if isinstance(obj, dict):
+            obj = _record(raw) if len(raw) <= MAX_LINE else None
+            if obj is not None:
                 self.records.append((self.lines, obj if _wanted(obj) else _OTHER))
             else:
                 self.skipped += 1
