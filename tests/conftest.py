@@ -12,15 +12,19 @@ import pytest
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """$XDG_CACHE_HOME, for the tests and the programs they start, is a folder of this run
-    (shared by all its tests): nothing a test runs may touch the user's own."""
-    before = os.environ.get("XDG_CACHE_HOME")
+    """$XDG_CACHE_HOME and $XDG_STATE_HOME, for the tests and the programs they start, are
+    folders of this run (shared by all its tests): nothing a test runs may touch the user's
+    own."""
+    before = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME")}
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    # (and the state folder, where the count cache's key is kept, unless a test names one)
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
     yield
-    if before is None:
-        os.environ.pop("XDG_CACHE_HOME", None)
-    else:
-        os.environ["XDG_CACHE_HOME"] = before
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -6,9 +6,11 @@ One file per pad (and encoding) in ``$XDG_CACHE_HOME/padtui/`` (else ``~/.cache/
 A text is found by a hash of its bytes; the file's header names what the counts depend on
 (the encoding, tiktoken's version, padtui's claim rules, the cut of long runs), and a file
 that names anything else, or fails its checksum, or cannot be read, is passed over as if
-absent. Writing is by atomic replace, and a failure to write (a full disk, a read-only
-folder) is passed over too: the cache can only make a command faster, never fail it. The
-files are safe to delete at any time.
+absent. The checksum is keyed by a secret of the user's kept outside the cache folder
+(:func:`cache_key`), so a file padtui did not write is passed over too; only a regular file
+is read, never through a symlink. Writing is by atomic replace, and a failure to write (a
+full disk, a read-only folder) is passed over too: the cache can only make a command
+faster, never fail it. The files are safe to delete at any time.
 
 The file also keeps the order of the pad's texts, and of its entries, as last asked for,
 cut into runs with a hash of each (``padtui.core.runs``): a re-run on a pad as it was finds
@@ -21,9 +23,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import hmac
 import json
 import os
 import re
+import secrets
+import stat
 import sys
 import threading
 from array import array
@@ -31,7 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, repeat
 from typing import Any, cast
 
-from padtui.core import runs
+from padtui.core import fsio, runs
 from padtui.core.claims import CLAIM_RULES
 from padtui.core.rules import RuleRows
 from padtui.core.runs import Runs
@@ -62,6 +67,55 @@ def cache_folder() -> str:
     if not os.path.isabs(base):
         base = os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "padtui")
+
+
+KEY_FILE = "count-cache.key"
+_KEY_BYTES = 32
+_keys: dict[str, bytes | None] = {}  # the key of each state folder, once read
+
+
+def cache_key() -> bytes | None:
+    """The secret the count cache's files are checksummed with: 32 random bytes in
+    ``count-cache.key`` in padtui's state folder (not the cache folder), made on first use,
+    mode 0600. None where it cannot be read or made as such (another user's, open to
+    others, not a regular file): no count cache is read or written then."""
+    from padtui.core.journal import state_dir
+
+    path = os.path.join(state_dir(), KEY_FILE)
+    if path not in _keys:
+        key = _read_key(path)
+        if key is None and not os.path.lexists(path):
+            with contextlib.suppress(OSError):
+                os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                fd = os.open(path, flags, 0o600)
+                try:
+                    os.write(fd, secrets.token_bytes(_KEY_BYTES))
+                finally:
+                    os.close(fd)
+            key = _read_key(path)
+        _keys[path] = key
+    return _keys[path]
+
+
+def _read_key(path: str) -> bytes | None:
+    try:
+        fd, st = fsio.open_regular(path, follow=False)
+    except OSError:
+        return None
+    try:
+        if st.st_uid != os.getuid() or stat.S_IMODE(st.st_mode) & 0o077:
+            return None
+        key = os.read(fd, _KEY_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return key if len(key) == _KEY_BYTES else None
+
+
+def _checksum(body: bytes, key: bytes) -> bytes:
+    return hashlib.blake2b(body, digest_size=_SUM, key=key).digest()
 
 
 def tiktoken_version() -> str:
@@ -190,7 +244,10 @@ class CountCache:
         self.rules = RuleTable(self._lock)
         self._puts = 0  # calls of put so far ...
         self._saved: tuple[int, int] = (0, 0)  # ... and of put and rules.put when last saved
-        if path is not None:
+        self._key = cache_key() if path is not None else None
+        if self._key is None:
+            self.path = None
+        elif path is not None:
             self._read(path)
 
     @classmethod
@@ -388,6 +445,8 @@ class CountCache:
                     data = self._encode()
                 except (ValueError, OverflowError):
                     return False
+                assert self._key is not None  # (no key: no path)
+                data += _checksum(data, self._key)
                 saved = self._puts, self.rules.puts
             try:  # (written with the lock let go: the other threads count on meanwhile)
                 _replace(self.path, data)
@@ -450,8 +509,7 @@ class CountCache:
         body = b"".join(
             [head, *row_keys, tokens.tobytes(), claims.tobytes(), *none_keys, found_json]
         )
-        body += order + rules_order
-        return body + hashlib.blake2b(body, digest_size=_SUM).digest()
+        return body + order + rules_order  # (the checksum is added by ``save``)
 
     def _rows(
         self,
@@ -512,17 +570,21 @@ class CountCache:
     def _read(self, path: str) -> None:
         """The counts of the file, if it is whole and made for what this run counts."""
         try:
-            with open(path, "rb") as f:
-                data = f.read(_MAX_FILE + 1)
+            fd, st = fsio.open_regular(path, follow=False)  # (not a FIFO, not a symlink)
         except OSError:
             return
+        try:
+            data = b"" if st.st_size > _MAX_FILE else os.read(fd, _MAX_FILE + 1)
+        except OSError:
+            return
+        finally:
+            os.close(fd)
         if len(data) > _MAX_FILE or len(data) < len(_MAGIC) + _SUM:
             return
         body, digest = data[:-_SUM], data[-_SUM:]
-        if (
-            not body.startswith(_MAGIC)
-            or hashlib.blake2b(body, digest_size=_SUM).digest() != digest
-        ):
+        if self._key is None or not body.startswith(_MAGIC):
+            return
+        if not hmac.compare_digest(_checksum(body, self._key), digest):
             return
         end = body.find(b"\n", len(_MAGIC))
         try:
@@ -778,13 +840,12 @@ def _replace(path: str, data: bytes) -> None:
     folder, renamed over it (a reader sees the old file or the new, never a part)."""
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    tmp = f"{path}.{secrets.token_hex(4)}.tmp"  # (made anew: never one planted there)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(tmp, flags, 0o600)
     try:
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            _write_all(fd, data)
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -792,3 +853,9 @@ def _replace(path: str, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
