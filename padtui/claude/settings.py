@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from padtui.claude import files
+from padtui.core import fsio
 from padtui.core.errors import PadError
 from padtui.core.journal import state_dir
 
@@ -74,16 +75,24 @@ class Change:
         return "".join(difflib.unified_diff(a, b, f"{name} (now)", f"{name} (after)"))
 
 
+MAX_SETTINGS_BYTES = 16 << 20
+
+
 def _read(path: str) -> tuple[bytes | None, dict[str, Any]]:
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        fd, _st = fsio.open_regular(path)  # (a FIFO in its place is refused, never waited on)
+        with open(fd, "rb") as f:
+            data = f.read(MAX_SETTINGS_BYTES + 1)
     except FileNotFoundError:
         return None, {}
     except OSError as exc:
-        raise PadError(path, exc.strerror or str(exc)) from None
+        raise PadError(path, f"{exc.strerror or exc}; left as it is") from None
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise PadError(path, f"larger than {MAX_SETTINGS_BYTES >> 20} MiB; left as it is")
     try:
         doc = json.loads(data) if data.strip() else {}
+    except RecursionError:
+        raise PadError(path, "not valid JSON (nested too deep); left as it is") from None
     except ValueError as exc:
         raise PadError(path, f"not valid JSON ({exc}); left as it is") from None
     if not isinstance(doc, dict):
@@ -183,12 +192,18 @@ def plan_uninstall(path: str) -> Change:
 
 
 def apply(change: Change, installing: bool) -> None:
+    """Write the change; a symlinked settings file is written through to its target (the
+    link is kept), and a file that changed since it was read is left as it is (PadError)."""
     if not change.changed:
         return
+    target = os.path.realpath(change.path)
+    now, _doc = _read(change.path)
+    if now != change.before or os.path.realpath(change.path) != target:
+        raise PadError(change.path, "changed while padtui read it; left as it is (run again)")
     if change.after is None:
         os.unlink(change.path)
     else:
-        files.write_atomic(change.path, change.after)
+        files.write_atomic(target, change.after)
     stash = _stash_path(change.path)
     if installing and change.after is not None:
         original = (

@@ -230,3 +230,34 @@ def test_install_again_makes_an_old_absolute_command_portable(project: Path) -> 
     commands = _commands(path)
     assert len(commands) == 3 and old not in commands
     assert sys.executable not in path.read_text()
+
+
+def test_a_symlinked_settings_file_is_written_through_and_the_link_kept(project: Path) -> None:
+    """Settings kept in a dotfiles folder and linked in: install and uninstall write the
+    file the link leads to; the link stays a link."""
+    dotfiles = project.parent / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "settings.json"
+    real.write_text(SETTINGS)
+    link = project / ".claude" / "settings.json"
+    link.symlink_to(real)
+    result = _run(project.parent, "install", "--project", str(project))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert len(_ours(json.loads(real.read_text()), "PreCompact")) == 1
+    result = _run(project.parent, "uninstall", "--project", str(project))
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink() and real.read_text() == SETTINGS
+
+
+@pytest.mark.parametrize("content", ["fifo", "deep"])
+def test_settings_that_are_no_json_file_are_one_line_and_left(project: Path, content: str) -> None:
+    path = project / ".claude" / "settings.json"
+    if content == "fifo":
+        os.mkfifo(path)
+    else:
+        path.write_text("[" * 100_000 + "]" * 100_000)
+    result = _run(project.parent, "install", "--project", str(project))  # (60 s: no wait)
+    assert result.returncode == 2
+    assert len(result.stderr.splitlines()) == 1 and "settings.json" in result.stderr
+    assert "left as it is" in result.stderr
