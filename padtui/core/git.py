@@ -273,14 +273,32 @@ def tracked(path: str) -> bool:
 
 def blobs(path: str, ids: Iterable[str], limit: int) -> dict[str, bytes | str]:
     """Each blob's bytes by id, read in one ``git cat-file --batch``; a blob over ``limit``
-    bytes, or missing (a shallow clone), is a one-line problem instead."""
+    bytes, or missing (a shallow clone), is a one-line problem instead: each one's size is
+    asked first (``--batch-check``), and one over the limit is never read."""
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    out = _run(path, ["cat-file", "--batch"], "".join(f"{oid}\n" for oid in wanted).encode())
+    asked = "".join(f"{oid}\n" for oid in wanted).encode()
     got: dict[str, bytes | str] = {}
+    readable: list[str] = []
+    for oid, line in zip(
+        wanted, _text(_run(path, ["cat-file", "--batch-check"], asked)).split("\n"), strict=False
+    ):
+        fields = line.split(" ")
+        if len(fields) != 3 or not fields[2].isdigit():
+            got[oid] = "not in this clone (a shallow clone? fetch the history)"
+        elif fields[1] != "blob":
+            got[oid] = f"a {fields[1]} in git, not a file"
+        elif int(fields[2]) > limit:
+            size = int(fields[2])
+            got[oid] = f"{size / 2**20:.1f} MiB; padtui reads pads up to {limit / 2**20:.0f} MiB"
+        else:
+            readable.append(oid)
+    if not readable:
+        return got
+    out = _run(path, ["cat-file", "--batch"], "".join(f"{oid}\n" for oid in readable).encode())
     pos = 0
-    for oid in wanted:
+    for oid in readable:
         end = out.index(b"\n", pos)
         fields = _text(out[pos:end]).split(" ")
         pos = end + 1
@@ -290,10 +308,9 @@ def blobs(path: str, ids: Iterable[str], limit: int) -> dict[str, bytes | str]:
         size = int(fields[2])
         data = out[pos : pos + size]
         pos += size + 1
-        if fields[1] != "blob":
-            got[oid] = f"a {fields[1]} in git, not a file"
-        elif size > limit:
-            got[oid] = f"{size / 2**20:.1f} MiB; padtui reads pads up to {limit / 2**20:.0f} MiB"
-        else:
-            got[oid] = data
+        got[oid] = (
+            data
+            if size <= limit
+            else f"{size / 2**20:.1f} MiB; padtui reads pads up to {limit / 2**20:.0f} MiB"
+        )
     return got

@@ -444,3 +444,30 @@ def test_a_shallow_clone_audits_what_it_has_and_says_the_history_is_shallow(caps
         ("modified", "corruption"),
     ]
     assert report["notes"] == [CUT_SHORT]
+
+
+def test_a_blob_over_the_limit_is_refused_before_it_is_read(capsys, repo, monkeypatch):
+    """Its size is asked of git first: a blob over the limit is never loaded (a 1 GB
+    CLAUDE.md in a history must not be read whole to be refused)."""
+    import padtui.gate
+    from padtui.core import git as core_git
+
+    big = repo / "CLAUDE.md"
+    commit(repo, "Paste a log into the memory", START + "- log line\n" * 400)
+    huge = git(repo, "rev-parse", "HEAD:CLAUDE.md")
+    limit = len(START) + 100
+    monkeypatch.setattr(padtui.gate, "MAX_PAD_BYTES", limit)
+    read: list[bytes] = []
+    real_run = core_git._run
+
+    def spy(path: str, args: list[str], stdin: bytes | None = None) -> bytes:
+        if args == ["cat-file", "--batch"]:
+            read.append(stdin or b"")
+        return real_run(path, args, stdin)
+
+    monkeypatch.setattr(core_git, "_run", spy)
+    code, out, err = run(capsys, "HEAD~1..HEAD", str(big))
+    assert code == 1 and err == ""
+    assert "'Paste a log into the memory': unreadable" in out
+    assert "MiB; padtui reads pads up to" in out
+    assert read and all(huge.encode() not in asked for asked in read)
