@@ -36,6 +36,7 @@ from padtui.core.model import Entry, Pad
 __all__ = [
     "MAX_BUDGET",
     "MAX_PAD_BYTES",
+    "MAX_PAD_LINES",
     "MEMORY_READ_ONLY",
     "Layout",
     "PadError",
@@ -68,6 +69,9 @@ register(known.JSONL)
 register(known.LETTA)
 
 MAX_PAD_BYTES = 64 * 1024 * 1024
+# lines (and, in a JSON pad, objects) a pad may hold: past it, the cost of reading it whole is
+# refused up front (10 million entries of a few bytes fit in MAX_PAD_BYTES)
+MAX_PAD_LINES = 1_000_000
 
 
 def format_for_name(name: str) -> str | None:
@@ -198,6 +202,17 @@ def decode(path: str, data: bytes, fmt: str = "json") -> str:
     nul = data.find(b"\0")
     if nul >= 0:
         raise PadError(path, "binary file (NUL byte)", f"byte {nul}")
+    lines = data.count(b"\n") + 1
+    if lines > MAX_PAD_LINES:
+        raise PadError(
+            path, f"holds {lines:,} lines; padtui reads pads of up to {MAX_PAD_LINES:,} lines"
+        )
+    if fmt != "md" and data.count(b"{") > MAX_PAD_LINES:
+        raise PadError(
+            path,
+            f"holds more than {MAX_PAD_LINES:,} JSON objects; padtui reads pads of up to "
+            f"{MAX_PAD_LINES:,}",
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
