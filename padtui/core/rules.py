@@ -1114,7 +1114,7 @@ def _rules_stamp(words: frozenset[str]) -> Any:
 # --- force ------------------------------------------------------------------------------------
 
 # a number with what is glued to it: 3.12, 5xx, v1, 4,000, 10s (libpython3.12 is not 3.12)
-_NUMBER = _compile(r"(?<![\w.])(?=[\w.,:]*\d)\w+(?:[.,:]\w+)*%?")
+_NUMBER = _compile(r"(?<![\w.])(?=[\w.,:]*?\d)\w+(?:[.,:]\w+)*%?")
 _THOUSANDS = _compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _UNITS = {
     "s": "second",
