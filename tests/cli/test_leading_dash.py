@@ -1,9 +1,10 @@
 """A pad whose name starts with ``-``: every command takes it after ``--`` (or as ``./-``),
-git is asked about it after ``--``, and every command padtui suggests names it ``./-...``,
-never as an option."""
+git is asked about it after ``--``, and every command padtui suggests names it so that it is
+never read as an option."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -31,7 +32,8 @@ def test_every_command_takes_a_pad_named_like_an_option(
     way_out = next(line for line in out.splitlines() if line.startswith("way out:"))
     suggested = way_out[way_out.index("padtui ") :]
     words = shlex.split(suggested)
-    assert words[:3] == ["padtui", "externalize", "./-rf.json"]
+    assert words[:2] == ["padtui", "externalize"] and not words[2].startswith("-")
+    assert os.path.samefile(words[2], tmp_path / "-rf.json")
     # the suggestion runs as it reads
     code, out, err = _run(capsys, *words[1:])
     assert code == 0 and err == "", err
