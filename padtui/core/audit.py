@@ -27,6 +27,9 @@ from operator import attrgetter, itemgetter
 from typing import Any, Generic, TypeVar
 
 from padtui.core.carry import (
+    LOOSER,
+    TIGHTER,
+    UNSURE,
     Carry,
     ClaimIndex,
     NewClaim,
@@ -50,7 +53,7 @@ from padtui.core.rules import (
 )
 from padtui.core.rules import place_of as rules_place
 from padtui.core.tokens import TokenCounter, counter_for
-from padtui.core.vocabulary import FindingCode, Severity, Verdict
+from padtui.core.vocabulary import FindingCode, Reason, Severity, Verdict
 from padtui.core.wording import RecordNames, cut, normalize, weakening
 
 CRITICAL = Severity.CRITICAL
@@ -68,6 +71,8 @@ SEVERITY: dict[FindingCode, Severity] = {
     FindingCode.CAUTION_FALLING: WARNING,
     FindingCode.RULE_MOVED: Severity.INFO,
     FindingCode.RULE_SCOPE_NARROWED: WARNING,
+    FindingCode.RULE_TIGHTENED: WARNING,
+    FindingCode.RULE_UNCERTAIN: WARNING,
 }
 VERDICTS = tuple(Verdict)
 
@@ -81,6 +86,9 @@ class Finding:
     message: str
     before: str | None = None
     after: str | None = None
+    # what part of a rule's force the finding is about (polarity, modal, condition, number,
+    # name; gone: the rule or entry itself), for a machine to read beside the message
+    reasons: tuple[Reason, ...] = ()
 
     @property
     def severity(self) -> Severity:
@@ -92,6 +100,7 @@ class Finding:
             "severity": self.severity,
             "entries": list(self.entries),
             "message": self.message,
+            "reasons": list(self.reasons),
             "before": self.before,
             "after": self.after,
         }
@@ -521,6 +530,7 @@ class _Rewrite:
                     f"{what} is gone from the append-only region",
                     o.text,
                     None,
+                    (Reason.GONE,),
                 )
             )
         elif o.sealed and n is not None:
@@ -531,6 +541,7 @@ class _Rewrite:
                         (o.label,),
                         f"{what} was rewritten in the append-only region",
                         *_changed_part(o.text, n.text),
+                        _edited_reasons(o.text, n.text),
                     )
                 )
             elif n.kind != o.kind:
@@ -561,6 +572,7 @@ class _Rewrite:
                     f"loss record {o.label} was evicted: the record of an earlier loss is lost",
                     o.text,
                     None,
+                    (Reason.GONE,),
                 )
             )
         return out
@@ -589,6 +601,9 @@ class _Rewrite:
         rules = {r.text: r for r in entry_rules(o, self.old_map)}
         own = ClaimIndex([e for e in (n, *heirs) if e is not None])
         weak: list[tuple[OldClaim, NewClaim, tuple[str, ...]]] = []
+        weak_reasons: list[Reason] = []
+        tight: list[tuple[OldClaim, NewClaim, Carry]] = []
+        unsure: list[tuple[OldClaim, NewClaim, Carry]] = []
         lost: list[OldClaim] = []
         plain = lost_plain = 0
         gone_plain: list[str] = []
@@ -621,8 +636,14 @@ class _Rewrite:
                 carry = Carry(None)  # weakened in another entry: not where this one went
             if carry.carried and carry.found is not None:
                 carriers.add(carry.found.entry)
+                if carry.tighter:
+                    tight.append((c, carry.found, carry))
+            elif carry.found is not None and not carry.lost:
+                carriers.add(carry.found.entry)
+                unsure.append((c, carry.found, carry))
             elif carry.found is not None:
                 weak.append((c, carry.found, carry.lost))
+                weak_reasons += [ch.reason for ch in carry.changes if ch.way == LOOSER]
                 kinds.append(rules[c.text].kind)
             elif heirs or not (named or self.described(c.body)):
                 lost.append(c)
@@ -646,6 +667,7 @@ class _Rewrite:
                     _short(f"{what} lost {reasons}{now}"),
                     _part(o.text, [c.text for c, _, _ in weak]),
                     _part("\n".join(e.text for e in at), [f.text for _, f, _ in weak]),
+                    _reasons(weak_reasons),
                 )
             )
         if lost and (heirs or n is not None):
@@ -661,6 +683,7 @@ class _Rewrite:
                     _short(f"{what} {how} and lost {said}"),
                     _part(o.text, [c.text for c in lost]),
                     cut(after, 400) if heirs else None,
+                    _said_reasons(said),
                 )
             )
         elif lost:
@@ -671,8 +694,11 @@ class _Rewrite:
                     _short(f"{what} is gone: carried nowhere, and no loss record names it"),
                     _part(o.text, [c.text for c in lost]),
                     None,
+                    (Reason.GONE,),
                 )
             )
+        out += _changed(FindingCode.RULE_TIGHTENED, o, what, tight, self.new, TIGHTER)
+        out += _changed(FindingCode.RULE_UNCERTAIN, o, what, unsure, self.new, UNSURE)
         holders = heirs or [self.new.entries[i] for i in sorted(carriers)]
         if (
             o.kind in CAUTION_KINDS
@@ -695,6 +721,7 @@ class _Rewrite:
                     ),
                     "\n".join(dict.fromkeys(gone_plain)),
                     None,
+                    (Reason.GONE,),
                 )
             )
         if n is None and not heirs and not named and plain and not o.sealed:
@@ -710,6 +737,7 @@ class _Rewrite:
                         ),
                         o.text,
                         None,
+                        (Reason.GONE,),
                     )
                 )
             elif lost_plain and self.described(o.text):
@@ -726,6 +754,58 @@ class _Rewrite:
 
     def _ruled_place(self, e: Entry) -> bool:
         return rules_place(e, self.new_map)[0] is not None
+
+
+def _reasons(reasons: Iterable[Reason]) -> tuple[Reason, ...]:
+    """The reasons, each once, in the order of ``Reason``."""
+    have = set(reasons)
+    return tuple(r for r in Reason if r in have)
+
+
+def _said_reasons(said: str) -> tuple[Reason, ...]:
+    """The reasons of a rule rewritten out of its entry (``wording.weakening``'s words)."""
+    found = [Reason.GONE]
+    if "prohibition" in said or "negation" in said:
+        found.append(Reason.POLARITY)
+    if "number" in said:
+        found.append(Reason.NUMBER)
+    if "name" in said:
+        found.append(Reason.NAME)
+    return _reasons(found)
+
+
+def _edited_reasons(before: str, after: str) -> tuple[Reason, ...]:
+    """What an edit of a sealed entry changed of what it says (none found: its wording)."""
+    said = "; ".join(weakening(before, after))
+    return tuple(r for r in _said_reasons(said) if r != Reason.GONE)
+
+
+def _changed(
+    code: FindingCode,
+    o: Entry,
+    what: str,
+    rules: Sequence[tuple[OldClaim, NewClaim, Carry]],
+    new: Pad,
+    way: str,
+) -> list[Finding]:
+    """A warning for the rules carried stricter than before, or changed in a way the audit
+    cannot read with confidence: each rule before and after, and what changed."""
+    if not rules:
+        return []
+    at = [new.entries[i] for i in sorted({f.entry for _, f, _ in rules})]
+    changes = [ch for _, _, carry in rules for ch in carry.changes if ch.way == way]
+    said = _union(ch.text for ch in changes)
+    verb = "was made stricter:" if way == TIGHTER else "changed in a way the audit cannot read:"
+    return [
+        Finding(
+            code,
+            _labels(o, at),
+            _short(f"{what} {verb} {said}"),
+            "\n".join(dict.fromkeys(c.text for c, _, _ in rules)),
+            "\n".join(dict.fromkeys(f.text for _, f, _ in rules)),
+            _reasons(ch.reason for ch in changes),
+        )
+    ]
 
 
 def _union(items: Iterable[str]) -> str:

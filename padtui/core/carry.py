@@ -17,7 +17,8 @@ from functools import lru_cache
 
 from padtui.core import rules as R
 from padtui.core.model import Entry
-from padtui.core.wording import cut, name_kinds, names_in, normalize
+from padtui.core.vocabulary import Reason
+from padtui.core.wording import addressees, cut, examples, name_kinds, names_in, normalize
 
 _LATIN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 
@@ -203,16 +204,33 @@ class ClaimIndex:
 # --- carrying ---------------------------------------------------------------------------------
 
 
+LOOSER, TIGHTER, UNSURE = "looser", "tighter", "unsure"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change of a rule's force: what part (``reason``: polarity, modal, condition,
+    number, name), which way (looser, tighter, or unsure: no strong evidence either way),
+    and in words."""
+
+    reason: Reason
+    way: str
+    text: str
+
+
 @dataclass(frozen=True)
 class Carry:
     """Where an old claim went: carried, weakened (with the reasons), or not found."""
 
     found: NewClaim | None
     lost: tuple[str, ...] = ()  # what the rule lost of its force (empty: carried whole)
+    tighter: tuple[str, ...] = ()  # what it gained (carried, and stricter than before)
+    unsure: tuple[str, ...] = ()  # what changed that the audit cannot read with confidence
+    changes: tuple[Change, ...] = ()  # each of the above, with its reason and direction
 
     @property
     def carried(self) -> bool:
-        return self.found is not None and not self.lost
+        return self.found is not None and not self.lost and not self.unsure
 
 
 _ELSEWHERE = 0.8  # the share of a rule's words a copy elsewhere must hold
@@ -276,12 +294,15 @@ def find(
                 # or a short claim sits among what stood beside it)
             if not old.rule:
                 return Carry(c)
-            lost = tuple(weakened(old, c, window, anywhere))
-            if not lost:
-                return Carry(c)
+            changes = compare(old, c, window, anywhere)
+            lost = tuple(ch.text for ch in changes if ch.way == LOOSER)
+            unsure = tuple(ch.text for ch in changes if ch.way == UNSURE)
+            tighter = tuple(ch.text for ch in changes if ch.way == TIGHTER)
+            if not lost and not unsure:
+                return Carry(c, tighter=tighter, changes=tuple(changes))
             rank = (named, share)
             if weakest is None or rank > best:
-                weakest, best = Carry(c, lost), rank
+                weakest, best = Carry(c, lost, tighter, unsure, tuple(changes)), rank
     return weakest or Carry(None)
 
 
@@ -395,14 +416,30 @@ def weakened(
     window: Sequence[NewClaim],
     anywhere: Callable[[str], bool] = lambda name: False,
 ) -> list[str]:
-    """What ``new`` (with its neighbours) lost of the force of the rule ``old``.
+    """What ``new`` (with its neighbours) lost of the force of the rule ``old``."""
+    return [c.text for c in compare(old, new, window, anywhere) if c.way == LOOSER]
+
+
+def compare(
+    old: OldClaim,
+    new: NewClaim,
+    window: Sequence[NewClaim],
+    anywhere: Callable[[str], bool] = lambda name: False,
+) -> list[Change]:
+    """How the force of the rule ``old`` changed in ``new`` (with its neighbours).
 
     Polarity and modal are read clause by clause: a negation elsewhere in a joined sentence
     does not stand in for this rule's (a clause that shares a content word with the rule
     speaks for it, and so does the clause after one that does: "keep replies brief; avoid
-    spam"). A hedge anywhere in the new claim ("where possible") weakens it.
+    spam"). A hedge anywhere in the new claim ("where possible") weakens it. Direction
+    counts: a stronger modal, a lower ceiling, an exception taken away, a caution made a
+    prohibition are tighter, never lost.
     """
-    lost = []
+    out: list[Change] = []
+
+    def lost(reason: Reason, text: str) -> None:
+        out.append(Change(reason, LOOSER, text))
+
     old_text = old.body if not old.lent else f"{old.lent}: {old.body}"
     want = _wanted(old)
     clauses = _clauses(window)
@@ -415,21 +452,24 @@ def weakened(
     mine = [clauses[i] for i in near] or clauses
     escape = [c for i in related for c in R.conditions(clauses[i][0]) if R.escape(c)]
     if escape and not any(R.escape(c) for c in R.conditions(old.body)):
-        lost.append(f"its absoluteness (now {escape[0]!r})")  # "unless there is a good reason"
+        lost(Reason.CONDITION, f"its absoluteness (now {escape[0]!r})")  # "unless ... reason"
     elif not R.exempt(old.body):
         turned = _turned(old, clauses, related)
         if turned:
-            lost.append(turned)
+            lost(Reason.POLARITY, turned)
         elif was_neg and not any(_negative(t, lent) for t, _w, lent in mine):
             said = R.markers(old_text)
             what = "its negation" if _fact(old_text) else "its prohibition"
-            lost.append(what + (f" ({', '.join(map(repr, said[:3]))})" if said else ""))
+            lost(Reason.POLARITY, what + (f" ({', '.join(map(repr, said[:3]))})" if said else ""))
         elif not was_neg and related and all(_flips(clauses[i]) for i in related):
             said = R.markers(" ".join(clauses[i][0] for i in related))
-            lost.append("its polarity (now " + ", ".join(map(repr, said[:3])) + ")")
+            now = "its polarity (now " + ", ".join(map(repr, said[:3])) + ")"
+            # "be careful with X" -> "never X": a caution made a prohibition is stricter
+            way = TIGHTER if R.caution(old_text) else LOOSER
+            out.append(Change(Reason.POLARITY, way, now))
     confined = R.exclusive(old.body)
     if confined and not any(R.exclusive(clauses[i][0]) for i in near):
-        lost.append(f"its restriction ({confined!r})")
+        lost(Reason.CONDITION, f"its restriction ({confined!r})")
     before = R.strength(old.body, old.lent)
     new_words = new.body
     if R.hedged(new.body):
@@ -459,9 +499,11 @@ def weakened(
             after, new_words = R.strength(clauses[best][0], clauses[best][2]), clauses[best][0]
     else:
         after = R.strength(new.body, new.lent)
-    if after < before:
+    if after != before:
         was, now = _said(old.body, old.lent), _said(new_words, new.lent)
-        lost.append(f"its force ({_STRENGTH[before]}{was} -> {_STRENGTH[after]}{now})")
+        way = LOOSER if after < before else TIGHTER
+        force = f"its force ({_STRENGTH[before]}{was} -> {_STRENGTH[after]}{now})"
+        out.append(Change(Reason.MODAL, way, force))
     flat = " ".join(n.body for n in window)
     have = stems(flat)
     conditioned = any(R.conditions(n.body) for n in window)
@@ -473,17 +515,28 @@ def weakened(
             continue  # "if they fail, fix it before review": "they must pass before review"
         if R.ordering(cond) and any(R.orders(clauses[i][0]) for i in related):
             continue  # "before processing, offer a pause": "offer a pause first"
-        lost.append(f"its condition {cond!r}")
-    lost += _numbers_lost(old.body, flat)
+        if R.escape(cond) and not any(R.escape(c) for n in window for c in R.conditions(n.body)):
+            # "never X unless asked" -> "never X": the way out taken away
+            out.append(Change(Reason.CONDITION, TIGHTER, f"its exception {cond!r} removed"))
+            continue
+        lost(Reason.CONDITION, f"its condition {cond!r}")
+    out += _numbers_changed(old.body, flat)
     ids, proper = name_kinds(old.body)
-    gone = sorted(n for n in ids if not keeps_name(n, flat))
+    proper -= addressees(old.body)
+    samples = examples(old.body)  # ("e.g. `foo`", "(\"I'll start by...\")"): samples
+    gone = [n for n in sorted(ids) if not keeps_name(n, flat)]
     # a proper name left out where the rest of the pad still says it ("Rust" in "MSRV
     # 1.75") is shorthand; one gone from the pad is a change
     lost_proper = [n for n in sorted(proper - ids) if not keeps_name(n, flat)]
     gone += [n for n in lost_proper if not anywhere(n)]
-    if gone:
-        lost.append(("names " if len(gone) > 1 else "name ") + ", ".join(map(repr, gone)))
-    return lost
+    strong = [n for n in gone if n not in samples]
+    weak = [n for n in gone if n in samples]
+    if strong:
+        lost(Reason.NAME, ("names " if len(strong) > 1 else "name ") + ", ".join(map(repr, strong)))
+    if weak:
+        text = ("names " if len(weak) > 1 else "name ") + ", ".join(map(repr, weak))
+        out.append(Change(Reason.NAME, UNSURE, text))
+    return out
 
 
 # words of a condition that only point back ("if that's the case", "when needed")
@@ -503,26 +556,40 @@ def _fact(text: str) -> bool:
     return R.wording_kind(text) == "negative_fact"
 
 
-def _numbers_lost(old: str, new: str) -> list[str]:
+def _numbers_changed(old: str, new: str) -> list[Change]:
     """The numbers of ``old`` that ``new`` does not state again. A number is read whole,
     with what is glued to it (``3.12``, ``5xx``, ``v1``): ``Python 3.12`` -> ``3.11`` is a
-    change even where ``libpython3.12`` stands."""
+    change even where ``libpython3.12`` stands. A bound moved the strict way ("at most 5"
+    -> "at most 3", "at least 2" -> "at least 3") is tighter; any other change is looser."""
     have = R.numbers(new)
     kept = {n for n, _ in have} | R.number_words(new)
     led = R.led_numbers(new)
-    out = []
+    out: list[Change] = []
+    seen: set[str] = set()
+
+    def add(way: str, text: str) -> None:
+        if text not in seen:
+            seen.add(text)
+            out.append(Change(Reason.NUMBER, way, text))
+
     for word, nums in R.led_numbers(old).items():
         for num in sorted(nums):
             if num in kept and word in led and num not in led[word]:
                 now = ", ".join(map(repr, sorted(led[word])[:2]))
-                out.append(f"number {num!r} (now {now} after {word!r})")
+                add(LOOSER, f"number {num!r} (now {now} after {word!r})")
     for num, ctx in R.numbers(old):
         if num in kept:
             continue
         instead = sorted({n for n, c in have if ctx & c and n != num})
+        way = LOOSER
+        bound = R.bound(old, num)
+        if bound and not instead:
+            instead = sorted({n for n, _ in have if R.bound(new, n) == bound})
+        if bound and len(instead) == 1 and R.bound(new, instead[0]) == bound:
+            way = TIGHTER if R.stricter(bound, num, instead[0]) else LOOSER
         now = f" (now {', '.join(map(repr, instead[:2]))})" if instead else ""
-        out.append(f"number {num!r}{now}")
-    return list(dict.fromkeys(out))
+        add(way, f"number {num!r}{now}")
+    return out
 
 
 def keeps_name(name: str, flat: str) -> bool:

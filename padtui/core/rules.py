@@ -1344,6 +1344,63 @@ def number_words(text: str) -> set[str]:
     return {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
 
 
+# the words that make a number a bound: a ceiling ("at most 5", "within 10 minutes") or a
+# floor ("at least 2"); a bound moved the strict way tightens a rule
+_CEILING = _compile(
+    r"(?:at\s+most|no\s+more\s+than|not\s+more\s+than|up\s+to|max(?:imum)?|under|below|"
+    r"within|less\s+than|fewer\s+than|limit(?:ed)?\s+(?:to|of)|cap(?:ped)?\s+at|exceed|"
+    r"höchstens|maximal|au\s+plus|como\s+máximo|最多|不超过|以内|以下|まで|"
+    r"<=?|\u2264)\W{0,3}$",
+    _I,
+)
+_FLOOR = _compile(
+    r"(?:at\s+least|no\s+(?:less|fewer)\s+than|min(?:imum)?|more\s+than|over|above|"
+    r"mindestens|au\s+moins|como\s+mínimo|至少|不少于|以上|>=?|\u2265)\W{0,3}$",
+    _I,
+)
+CEILING, FLOOR = "ceiling", "floor"
+
+
+def bound(text: str, number: str) -> str | None:
+    """Is ``number`` a ceiling or a floor in ``text`` (by the words right before it)?"""
+    body = _THOUSANDS.sub("", text)
+    for m in _NUMBER.finditer(body):
+        if _ordinal(m.group().lower()) != number and m.group().lower() != number:
+            continue
+        lead = body[max(0, m.start() - 24) : m.start()]
+        if _CEILING.search(lead):
+            return CEILING
+        if _FLOOR.search(lead):
+            return FLOOR
+    return None
+
+
+def _amount(number: str) -> float | None:
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\D{0,3}", number)
+    return float(m.group(1)) if m else None
+
+
+def stricter(kind: str, was: str, now: str) -> bool:
+    """Is a bound moved from ``was`` to ``now`` stricter (a lower ceiling, a higher floor)?"""
+    a, b = _amount(was), _amount(now)
+    if a is None or b is None:
+        return False
+    return b < a if kind == CEILING else b > a
+
+
+# a caution ("be careful with X", "watch out for X"): a soft prohibition, which "never X"
+# makes stricter, not the other way round
+_CAUTION = _compile(
+    r"\b(?:be\s+(?:very\s+)?(?:careful|cautious)|take\s+care|watch\s+out|beware)\b"
+    r"|vorsicht|attention\s+(?:à|aux?)|cuidado\s+con|注意|小心|気をつけ",
+    _I,
+)
+
+
+def caution(text: str) -> bool:
+    return bool(_CAUTION.search(text))
+
+
 _TRIGGER = _compile(
     _words("if", "when", "whenever", "while", "once", "wenn", "falls", "si", "quand", "cuando"), _I
 )

@@ -43,6 +43,8 @@ class FindingCode(StrEnum):
     CAUTION_FALLING = "CAUTION_FALLING"
     RULE_MOVED = "RULE_MOVED"
     RULE_SCOPE_NARROWED = "RULE_SCOPE_NARROWED"
+    RULE_TIGHTENED = "RULE_TIGHTENED"
+    RULE_UNCERTAIN = "RULE_UNCERTAIN"
 
 
 class Scope(StrEnum):
@@ -52,6 +54,17 @@ class Scope(StrEnum):
     ALWAYS = "always"
     PATHS = "paths"
     ON_DEMAND = "on_demand"
+
+
+class Reason(StrEnum):
+    """What part of a rule's force a finding is about (``Finding.reasons``)."""
+
+    POLARITY = "polarity"
+    MODAL = "modal"
+    CONDITION = "condition"
+    NUMBER = "number"
+    NAME = "name"
+    GONE = "gone"
 
 
 class RefusalCode(StrEnum):

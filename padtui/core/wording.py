@@ -84,8 +84,10 @@ _CHUNK = re.compile(r"[^\s,;()\[\]{}<>\"'`\u201c\u201d\u2018\u2019]+")
 _CHUNK_EDGE = ".,;:!?*~'\u2019"
 _PLAIN_SLASHES = re.compile(r"[^\W\d_]+(?:/[^\W\d_]+)+")  # and/or, read/write: not a path
 _DOTTED_LETTERS = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]?")  # e.g, i.e, U.S: not a name
-_CAPS = re.compile(r"\b[A-Z][A-Z0-9]+[a-z]?\b(?!['\u2019])")  # API, HTTP, SQLs
-_CAPITALISED = re.compile(r"\b[A-Z][a-z][\w-]*")
+# (a Latin name ends where Japanese or Chinese begins: "Reactを使う" names React)
+_LATIN_WORD = "A-Za-z0-9\u00c0-\u024f_"
+_CAPS = re.compile(rf"(?<![{_LATIN_WORD}])[A-Z][A-Z0-9]+[a-z]?(?![{_LATIN_WORD}'\u2019])")
+_CAPITALISED = re.compile(rf"(?<![{_LATIN_WORD}])[A-Z][a-z][{_LATIN_WORD}-]*")
 _LABEL = re.compile(r"\W*(?:[A-Z][\w-]*\s+){0,3}[A-Z][\w-]*\W*:")
 _STARTS = re.compile(r"(?:^|[:\u2014]\W*\s)\W*(\w+)")  # a claim's first word, and after a colon
 
@@ -155,6 +157,41 @@ def name_kinds(text: str) -> tuple[set[str], set[str]]:
             if m.start() not in starts and m.start() >= skip:
                 found.add(m.group().lower())
     return ids, {f for f in found if f and f not in _STOP and f not in _NEG_WORDS} - ids
+
+
+# who a rule speaks to ("Cline MUST update", "Claude should never", "Clineは必ず"): not
+# what it is about, so not a name a rewrite must keep
+_ADDRESSEE = re.compile(
+    rf"(?<![{_LATIN_WORD}])([A-Z][{_LATIN_WORD}-]*(?:\s+Code)?)\s*(?:"
+    r"(?:MUST|must|SHALL|shall|should|SHOULD|will|ALWAYS|always|NEVER|never|needs?\s+to|"
+    r"has\s+to|is\s+(?:required|expected|not\s+allowed)\s+to|may\s+not|cannot|can't|"
+    r"does\s+not|doesn't)(?![\w-])|は|が|必须|应该|应当|需要|务必|必ず)"
+)
+# what introduces an example: the names and quotes after it, or in parentheses, are
+# samples of what the rule means, which a rewrite may swap for others
+_EXAMPLE = re.compile(
+    r"\(([^()]*)\)|(?:\b(?:e\.g\.?|eg|i\.e\.?|for\s+(?:example|instance)|such\s+as|like|say|"
+    r"z\.\s?B\.|p\.\s?ex\.|por\s+ejemplo|zum\s+Beispiel|par\s+exemple)|例えば|例如|比如|如)"
+    r"[:,]?\s*([^.;!?\n\u3002]*)",
+    re.IGNORECASE,
+)
+
+
+def addressees(text: str) -> set[str]:
+    """The names a rule is addressed to ("Cline" in "Cline MUST update the memory bank")."""
+    return {m.group(1).lower() for m in _ADDRESSEE.finditer(text)}
+
+
+def examples(text: str) -> set[str]:
+    """The names and quoted phrases a rule gives as examples (in parentheses, after
+    "e.g.", "such as", "like"): samples, not the objects a rule is about."""
+    out: set[str] = set()
+    for m in _EXAMPLE.finditer(text):
+        part = m.group(1) if m.group(1) is not None else m.group(2)
+        if part and part.strip():
+            ids, proper = name_kinds(part)
+            out |= ids | proper
+    return out
 
 
 def names_in(text: str) -> list[str]:

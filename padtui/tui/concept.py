@@ -79,6 +79,8 @@ CODE_SECTIONS = {
     "CAUTION_FALLING": "tell",
     "RULE_MOVED": "distinction",
     "RULE_SCOPE_NARROWED": "boundary",
+    "RULE_TIGHTENED": "distinction",
+    "RULE_UNCERTAIN": "distinction",
 }
 
 
