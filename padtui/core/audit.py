@@ -18,10 +18,11 @@ says what this sees and what it cannot.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from operator import attrgetter, itemgetter
 from typing import Any, Generic, TypeVar
@@ -153,7 +154,7 @@ def audit(
     before = totals(old, counter)
     after = totals(new, counter)
     matches, ends = match_ends(old, new)
-    if _same_content(old, new, matches, ends):
+    if _same_content(old, new, matches, ends) or _same_words(old, new):
         return _audit(Verdict.UNCHANGED, (), matches, before, after)
     base = rule_map or RuleMap.default()
     ctx = _Rewrite(old, new, matches, base.for_pad(old), base.for_pad(new), ends)
@@ -433,6 +434,7 @@ class _Rewrite:
         self._whole: ClaimIndex | None = None  # built only when a claim is looked for there
         self._df: dict[str, int] | None = None
         self._flat: str | None = None
+        self._titles: set[str] | None = None
         self.derived: dict[str, list[Entry]] = defaultdict(list)
         if any(map(_DERIVED_FROM, new.entries)):  # (most pads: none, looked for in C)
             for n in new.entries:
@@ -604,6 +606,7 @@ class _Rewrite:
         weak_reasons: list[Reason] = []
         tight: list[tuple[OldClaim, NewClaim, Carry]] = []
         unsure: list[tuple[OldClaim, NewClaim, Carry]] = []
+        doubted: list[OldClaim] = []  # rules only by their place, carried nowhere
         lost: list[OldClaim] = []
         plain = lost_plain = 0
         gone_plain: list[str] = []
@@ -641,11 +644,17 @@ class _Rewrite:
             elif carry.found is not None and not carry.lost:
                 carriers.add(carry.found.entry)
                 unsure.append((c, carry.found, carry))
+            elif carry.found is not None and self.placed(o, rules[c.text]):
+                carriers.add(carry.found.entry)
+                unsure.append((c, carry.found, _doubt(carry)))
             elif carry.found is not None:
                 weak.append((c, carry.found, carry.lost))
                 weak_reasons += [ch.reason for ch in carry.changes if ch.way == LOOSER]
                 kinds.append(rules[c.text].kind)
             elif heirs or not (named or self.described(c.body)):
+                if self.placed(o, rules[c.text]):
+                    doubted.append(c)
+                    continue
                 lost.append(c)
                 kinds.append(rules[c.text].kind)
             else:
@@ -699,6 +708,20 @@ class _Rewrite:
             )
         out += _changed(FindingCode.RULE_TIGHTENED, o, what, tight, self.new, TIGHTER)
         out += _changed(FindingCode.RULE_UNCERTAIN, o, what, unsure, self.new, UNSURE)
+        if doubted:
+            out.append(
+                Finding(
+                    FindingCode.RULE_UNCERTAIN,
+                    (o.label,),
+                    _short(
+                        f"{_what(o)} is carried nowhere: a rule only by the heading it sat "
+                        "under (its own words bind nobody), and no loss record names it"
+                    ),
+                    _part(o.text, [c.text for c in doubted]),
+                    None,
+                    (Reason.GONE,),
+                )
+            )
         holders = heirs or [self.new.entries[i] for i in sorted(carriers)]
         if (
             o.kind in CAUTION_KINDS
@@ -744,6 +767,22 @@ class _Rewrite:
                 self.declared = True
         return out
 
+    def placed(self, o: Entry, rule: Rule) -> bool:
+        """A rule only by the title of the whole file ("# Claude Code Instructions" over
+        "## Claude-Specific" and "MCP servers: memory, 4da (31 tools)"): its own words, its
+        section's heading and what lends it force bind nobody. Losing or changing one is no
+        strong evidence: the audit says so as a warning, not as corruption."""
+        if rule.kind != "instruction" or rule.lent is not None or len(o.context) < 2:
+            return False
+        if o.kind in CAUTION_KINDS or _slug(o.context[0]) == o.kind:
+            return False  # (the outer heading is the entry's own section)
+        if self._titles is None:
+            self._titles = {e.context[0] for e in self.old.entries if e.context}
+        if len(self._titles) > 1:
+            return False  # one of several "#" sections ("# Lessons"), not the file's title
+        inner = [*o.context[1:], *(h for c in entry_claims(o.text) for h in c.headings)]
+        return all(self.old_map.names_rules(t) is None for t in inner)
+
     def _other(self, o: Entry, n: Entry | None, heirs: list[Entry], c: NewClaim) -> bool:
         """Is the entry a weakened rule was found in another entry than the one ``o``
         became (an entry of another id, while ``o``'s own is gone)?"""
@@ -754,6 +793,16 @@ class _Rewrite:
 
     def _ruled_place(self, e: Entry) -> bool:
         return rules_place(e, self.new_map)[0] is not None
+
+
+def _slug(title: str) -> str:
+    return "_".join(re.findall(r"\w+", DATE_TAIL.sub("", title).lower()))
+
+
+def _doubt(carry: Carry) -> Carry:
+    """A carry's changes all read as changes it cannot be sure of."""
+    changes = tuple(replace(ch, way=UNSURE) for ch in carry.changes if ch.way != TIGHTER)
+    return replace(carry, changes=changes)
 
 
 def _reasons(reasons: Iterable[Reason]) -> tuple[Reason, ...]:
@@ -948,6 +997,28 @@ def _same_content(
     return sorted(map(key, old.entries)) == sorted(map(key, new.entries))
 
 
+def _same_words(old: Pad, new: Pad) -> bool:
+    """The same words in the same places, only white space changed (a blank line taken out,
+    line endings, indentation): no rewrite at all."""
+    if len(old.entries) == len(new.entries) and all(
+        a.text == b.text for a, b in zip(old.entries, new.entries, strict=True)
+    ):
+        return False  # (the same texts: told apart by _same_content, not by white space)
+    return _flat_words(old) == _flat_words(new)
+
+
+def _flat_words(pad: Pad) -> str:
+    parts: list[str] = []
+    head: tuple[object, ...] | None = None
+    for e in pad.entries:
+        now = (e.context, e.kind, e.sealed, e.id, tuple(e.derived_from))
+        if now != head:
+            parts.append(repr(now))
+            head = now
+        parts.append(e.text)
+    return " ".join(" ".join(parts).split())
+
+
 def _verdict(
     old: Pad,
     matches: dict[int, tuple[int, str]],
@@ -958,9 +1029,14 @@ def _verdict(
 ) -> Verdict:
     if any(f.severity == CRITICAL for f in findings):
         return Verdict.CORRUPTION
-    if any(f.code == FindingCode.UNDECLARED_LOSS for f in findings):
+    if any(
+        f.code == FindingCode.UNDECLARED_LOSS
+        or (f.code == FindingCode.RULE_UNCERTAIN and Reason.GONE in f.reasons)
+        for f in findings
+    ):
         return Verdict.UNDECLARED_LOSS
-    removed = len(matches) < len(old.entries)
+    # a version that grew and lost nothing grew, whatever entries it joined or rewrote
+    removed = len(matches) < len(old.entries) and after.tokens <= before.tokens
     if removed or ctx.declared or after.tokens < before.tokens:
         return Verdict.COMPACTION
     return Verdict.GROWTH
