@@ -50,6 +50,7 @@ from padtui.core.rules import (
     RuleMap,
     entry_claims,
     entry_rules,
+    imperative,
     may_hold_rules,
 )
 from padtui.core.rules import place_of as rules_place
@@ -644,7 +645,7 @@ class _Rewrite:
             elif carry.found is not None and not carry.lost:
                 carriers.add(carry.found.entry)
                 unsure.append((c, carry.found, carry))
-            elif carry.found is not None and self.placed(o, rules[c.text]):
+            elif carry.found is not None and self.placed(o, rules[c.text], c):
                 carriers.add(carry.found.entry)
                 unsure.append((c, carry.found, _doubt(carry)))
             elif carry.found is not None:
@@ -652,7 +653,7 @@ class _Rewrite:
                 weak_reasons += [ch.reason for ch in carry.changes if ch.way == LOOSER]
                 kinds.append(rules[c.text].kind)
             elif heirs or not (named or self.described(c.body)):
-                if self.placed(o, rules[c.text]):
+                if self.placed(o, rules[c.text], c):
                     doubted.append(c)
                     continue
                 lost.append(c)
@@ -767,13 +768,16 @@ class _Rewrite:
                 self.declared = True
         return out
 
-    def placed(self, o: Entry, rule: Rule) -> bool:
+    def placed(self, o: Entry, rule: Rule, c: OldClaim) -> bool:
         """A rule only by the title of the whole file ("# Claude Code Instructions" over
         "## Claude-Specific" and "MCP servers: memory, 4da (31 tools)"): its own words, its
         section's heading and what lends it force bind nobody. Losing or changing one is no
         strong evidence: the audit says so as a warning, not as corruption."""
         if rule.kind != "instruction" or rule.lent is not None or len(o.context) < 2:
             return False
+        label = c.label or c.body.split(":", 1)[0] if ":" in c.body[:40] else c.label
+        if imperative(c.body) or (label and self.old_map.names_rules(label)):
+            return False  # "Use it verbatim ...", "Subagent rules: spawn for ..."
         if o.kind in CAUTION_KINDS or _slug(o.context[0]) == o.kind:
             return False  # (the outer heading is the entry's own section)
         if self._titles is None:

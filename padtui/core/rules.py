@@ -144,6 +144,25 @@ DEFAULT_RULE_WORDS: tuple[str, ...] = (
     "nunca",
     "siempre",
     "prohibido",
+    # Russian and Korean (matched inside a heading's text, as Japanese and Chinese are)
+    "правил",
+    "рекомендаци",
+    "требовани",
+    "ограничени",
+    "соглашени",
+    "инструкци",
+    "принцип",
+    "важн",
+    "규칙",
+    "규약",
+    "정책",
+    "원칙",
+    "지침",
+    "가이드라인",
+    "주의",
+    "중요",
+    "필수",
+    "금지",
 )
 
 _CJK = _compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
@@ -275,6 +294,11 @@ _PROHIBIT_STRONG = _compile(
         "jam[aá]s",
         "prohibido",
         "prohibida",
+        # Russian: never, must not, forbidden, a negated imperative ("не используйте")
+        "никогда",
+        "нельзя",
+        r"запрещ\w*",
+        r"не\s+\w+(?:йте|ите)",
     ),
     _I,
 )
@@ -297,12 +321,16 @@ _PROHIBIT_MEDIUM = _compile(
         "evitar",
         "evita",
         "evite",
+        r"не\s+следует",
+        r"избега\w*",
     ),
     _I,
 )
 _PROHIBIT_CJK = _compile(
     r"しない|しません|ないこと|ないように|ないで|するな|禁止|不可|いけない|ならない|禁物|厳禁"
     r"|不要|不得|严禁|切勿|不能|不准|绝不|决不|勿|不许|不应"
+    r"|금지|하지\s?마|하지\s?말|마세요|마십시오|절대|안\s?됩니다|안\s?된다"
+    r"|(?:^|\s)[\u274c\U0001f6ab\u26d4]\ufe0f?\s*\S"  # a "don't" list's cross
 )
 _PROHIBIT_CJK_MEDIUM = _compile(r"避け|控え|避免|尽量不")
 _NOT_WORD = _compile(
@@ -368,6 +396,12 @@ _OBLIGE_STRONG = _compile(
         "solo",
         "sólo",
         "únicamente",
+        "всегда",
+        r"обязательн\w*",
+        r"должн\w*",
+        "необходимо",
+        "нужно",
+        "только",
     ),
     _I,
 )
@@ -395,8 +429,9 @@ _OBLIGE_MEDIUM = _compile(
 )
 _OBLIGE_CJK = _compile(
     r"必ず|必須|すること|しなければ|なければならない|常に|絶対|必须|务必|一定要|总是|始终|只能|仅限"
+    r"|就要|필수|반드시|항상|해야|하세요|하십시오|할\s?것|せよ|しろ|なさい"
 )
-_OBLIGE_CJK_MEDIUM = _compile(r"べき|推奨|優先|应该|应当|需要|最好|优先")
+_OBLIGE_CJK_MEDIUM = _compile(r"べき|推奨|優先|应该|应当|需要|最好|优先|てください|でください|请")
 # words that take the force out of a rule, wherever they stand
 _HEDGE = _compile(
     _words(
@@ -618,13 +653,48 @@ class Claim:
     position: int  # its place among the entry's claims
 
 
+# a line that opens a block of its own: a bullet, a number, a heading, a table row, a quote,
+# a fence, a bold label
+_BLOCK_START = _compile(r"^\s*(?:[-*+\u2022>|#]|\d{1,3}[.)]\s|```|~~~|\*\*|__|\[[ xX]\])")
+# the words a hard-wrapped sentence breaks after ("... leveraging ES module\nsyntax")
+_OPEN_END = _compile(
+    r"(?:[,;(\u2014\u2013-]|\b(?:a|an|the|and|or|to|of|with|for|in|on|by|that|which|is|are|be|"
+    r"not|as|from|than|when|if|unless|before|after|while|into|your|its|their|can|should|must|"
+    r"will|may|would|could|do|does)\b)\s*$",
+    _I,
+)
+
+
+def _unwrap(lines: list[str]) -> list[str]:
+    """Lines with a hard-wrapped sentence joined again ("While a\ntype is unknown, ...": one
+    claim), so a claim is never a line's fragment of a sentence."""
+    out: list[str] = []
+    for line in lines:
+        text = line.strip()
+        prev = out[-1].rstrip() if out else ""
+        joins = (
+            text
+            and prev
+            and not _BLOCK_START.match(line)
+            and not _MD_HEADING.match(prev)
+            and not _BOLD_LINE.match(prev)
+            and not prev.endswith((".", ":", "!", "?", "\u3002", "\uff01", "\uff1f", "|", "```"))
+            and (text[0].islower() or _OPEN_END.search(prev))
+        )
+        if joins:
+            out[-1] = f"{prev} {text}"
+        else:
+            out.append(line)
+    return out
+
+
 @lru_cache(maxsize=65536)
 def entry_claims(text: str) -> tuple[Claim, ...]:
     """The claims of an entry's text, headings inside the text not counted as claims but
     lent to the claims under them."""
     out: list[Claim] = []
     stack: list[tuple[int, str]] = []
-    for line in _ABBREVIATION.sub(_unbreak, text).splitlines():
+    for line in _unwrap(_ABBREVIATION.sub(_unbreak, text).splitlines()):
         h = _MD_HEADING.match(line)
         bold = None if h else _BOLD_LINE.match(line)
         if h or bold:
@@ -714,7 +784,8 @@ _MARK_WORDS = frozenset(
     dürfen durfen muss müssen immer stets nur sollte sollten pflicht jamais doit doivent
     devez toujours seulement uniquement devrait devriez obligatoire nunca jamás jamas debe
     debes deben siempre solo sólo únicamente debería deberías deberían obligatorio
-    funktioniert fonctionne funciona ne aucun aucune ningún ninguna nada""",
+    funktioniert fonctionne funciona ne aucun aucune ningún ninguna nada никогда нельзя
+    всегда необходимо нужно только не""",
     )
 )
 _MARK_PREFIXES = (
@@ -743,6 +814,10 @@ _MARK_PREFIXES = (
     "verbot",
     "untersag",
     "ausschließ",
+    "запрещ",
+    "обязательн",
+    "должн",
+    "избега",
 )
 _MARK_PAIRS = frozenset(
     {
@@ -1399,6 +1474,35 @@ _CAUTION = _compile(
 
 def caution(text: str) -> bool:
     return bool(_CAUTION.search(text))
+
+
+# the verbs an instruction opens with ("Use it verbatim", "Spawn a subagent for ..."), and
+# the imperative endings of Russian and Korean: a claim that tells the agent to do something
+_IMPERATIVE_VERBS = frozenset(
+    re.findall(
+        r"\S+",
+        """use run add keep write read follow check update create make call test commit document
+    put place name return handle store include wrap import export log validate prefer spawn
+    ask tell start stop let set give show send push pull install remove delete build deploy
+    review verify confirm mention say respond reply answer explain treat mark open close save
+    load apply reference refer link cite list group sort split merge leave move rename format
+    lint type annotate comment describe report notify wait retry fix implement refactor look
+    search find query fetch pin lock limit track record remember stick default prefix suffix
+    append prepend escape quote sign tag label assume skip ignore drop replace migrate upgrade
+    downgrade reuse extract inline configure enable disable register print output emit
+    raise throw catch await batch cache clear reset restart rebase squash pair summarize
+    translate respect honor obey consult study prioritize focus match mirror define declare""",
+    )
+)
+_IMPERATIVE_END = _compile(r"^\W*[^\W\d_]+(?:йте|ите)\b|(?:하세요|하십시오|할\s?것)")
+
+
+def imperative(text: str) -> bool:
+    """Does the claim open with a verb that tells the agent what to do ("Use ...")?"""
+    m = re.match(r"\W*([^\W\d_]+)", text)
+    if m and m.group(1).lower() in _IMPERATIVE_VERBS and not m.group(1).isupper():
+        return True
+    return bool(_IMPERATIVE_END.search(text))
 
 
 _TRIGGER = _compile(
