@@ -436,6 +436,7 @@ class _Rewrite:
         self._df: dict[str, int] | None = None
         self._flat: str | None = None
         self._titles: set[str] | None = None
+        self._scripts: tuple[dict[str, float], dict[str, float]] | None = None
         self.derived: dict[str, list[Entry]] = defaultdict(list)
         if any(map(_DERIVED_FROM, new.entries)):  # (most pads: none, looked for in C)
             for n in new.entries:
@@ -653,7 +654,7 @@ class _Rewrite:
                 weak_reasons += [ch.reason for ch in carry.changes if ch.way == LOOSER]
                 kinds.append(rules[c.text].kind)
             elif heirs or not (named or self.described(c.body)):
-                if self.placed(o, rules[c.text], c):
+                if self.placed(o, rules[c.text], c) or self.translated(c.body):
                     doubted.append(c)
                     continue
                 lost.append(c)
@@ -787,6 +788,16 @@ class _Rewrite:
         inner = [*o.context[1:], *(h for c in entry_claims(o.text) for h in c.headings)]
         return all(self.old_map.names_rules(t) is None for t in inner)
 
+    def translated(self, text: str) -> bool:
+        """Was the pad rewritten into another script than this rule's (English into
+        Japanese)? A rule restated in another language is carried; the audit cannot match
+        it word for word, so its loss is uncertain, not corruption."""
+        if self._scripts is None:
+            self._scripts = (_scripts(_all_text(self.old)), _scripts(_all_text(self.new)))
+        was, now = self._scripts
+        mine = _script(text)
+        return mine is not None and was.get(mine, 0) >= 0.6 and now.get(mine, 0) <= 0.3
+
     def _other(self, o: Entry, n: Entry | None, heirs: list[Entry], c: NewClaim) -> bool:
         """Is the entry a weakened rule was found in another entry than the one ``o``
         became (an entry of another id, while ``o``'s own is gone)?"""
@@ -797,6 +808,33 @@ class _Rewrite:
 
     def _ruled_place(self, e: Entry) -> bool:
         return rules_place(e, self.new_map)[0] is not None
+
+
+_SCRIPTS = (
+    ("cjk", re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")),
+    ("hangul", re.compile(r"[\uac00-\ud7af]")),
+    ("cyrillic", re.compile(r"[\u0400-\u04ff]")),
+    ("latin", re.compile(r"[A-Za-z\u00c0-\u024f]")),
+)
+
+
+def _scripts(text: str) -> dict[str, float]:
+    """The share of a text's letters written in each script (a Japanese or Chinese character
+    counts for three letters of English: it says about as much), code left out."""
+    prose = re.sub(r"```.*?```|`[^`\n]*`", " ", text, flags=re.S)
+    counts = {name: len(p.findall(prose)) * (3 if name == "cjk" else 1) for name, p in _SCRIPTS}
+    total = sum(counts.values())
+    return {k: v / total for k, v in counts.items()} if total else {}
+
+
+def _script(text: str) -> str | None:
+    """The script most of a text's letters are written in."""
+    shares = _scripts(text)
+    return max(shares, key=lambda k: shares[k]) if shares else None
+
+
+def _all_text(pad: Pad) -> str:
+    return "\n".join(e.text for e in pad.entries)
 
 
 def _slug(title: str) -> str:

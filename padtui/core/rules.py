@@ -331,6 +331,7 @@ _PROHIBIT_CJK = _compile(
     r"|不要|不得|严禁|切勿|不能|不准|绝不|决不|勿|不许|不应"
     r"|금지|하지\s?마|하지\s?말|마세요|마십시오|절대|안\s?됩니다|안\s?된다"
     r"|(?:^|\s)[\u274c\U0001f6ab\u26d4]\ufe0f?\s*\S"  # a "don't" list's cross
+    r"|[るうくすつぬむぶぐ]な(?=[\u3002\u3001\s!\uff01]|$)"  # Japanese "並べるな": do not line up
 )
 _PROHIBIT_CJK_MEDIUM = _compile(r"避け|控え|避免|尽量不")
 _NOT_WORD = _compile(
@@ -430,6 +431,7 @@ _OBLIGE_MEDIUM = _compile(
 _OBLIGE_CJK = _compile(
     r"必ず|必須|すること|しなければ|なければならない|常に|絶対|必须|务必|一定要|总是|始终|只能|仅限"
     r"|就要|필수|반드시|항상|해야|하세요|하십시오|할\s?것|せよ|しろ|なさい"
+    r"|[えけせてねへめれべぺげぜで]よ(?=[\u3002\u3001\s!\uff01]|$)"  # "進めよ": go ahead
 )
 _OBLIGE_CJK_MEDIUM = _compile(r"べき|推奨|優先|应该|应当|需要|最好|优先|てください|でください|请")
 # words that take the force out of a rule, wherever they stand
