@@ -690,6 +690,51 @@ def _unwrap(lines: list[str]) -> list[str]:
     return out
 
 
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
+_EMPHASIS = re.compile(r"(?<![\w*`/\\])(\*{1,3}|~~)(?=[^\s*])(.+?)(?<=[^\s*\\])\1(?![\w*])")
+_WIDE = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if chr(c - 0xFEE0).isalnum()}
+_WIDE[0x3000] = 0x20  # an ideographic space
+_CJK_CHAR = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_GAP = re.compile(
+    rf"(?<=[{_CJK_CHAR}])[ \t]*(?=[A-Za-z0-9`])|(?<=[A-Za-z0-9%`])[ \t]*(?=[{_CJK_CHAR}])"
+)
+
+
+def _link(m: re.Match[str]) -> str:
+    """A link as its text, its target aside in parentheses (a sample, see
+    ``wording.examples``: a changed target is no evidence)."""
+    target = re.sub(r"^\S*\(|\)$", "", m.group(0)[m.group(0).index("](") + 1 :])
+    return f"{m.group(1)} ({target.strip('()')})" if target.strip("()") else m.group(1)
+
+
+# a line that only points elsewhere: a table of contents' links, an "@path" import, a bare
+# path or address: no rule, whatever words its link text holds ("[Mandatory Skill Usage]")
+_POINTER = _compile(
+    r"\W{0,3}(?:\d{1,3}[.)]\s*)?(?:(?:!?\[[^\]\n]*\]\([^)\s]*\)|@[\w./~-]+|<?https?://\S+>?)"
+    r"[\s,;|\u00b7\u2022/-]*)+"
+)
+
+
+def pointer(text: str) -> bool:
+    """Does the line only point elsewhere (links, imports, addresses)?"""
+    return bool(_POINTER.fullmatch(text.strip()))
+
+
+def plain_markup(text: str) -> str:
+    """A claim's words without what only formats them: a link's target (its text kept),
+    emphasis ("do **not**" says "do not"), full-width letters and digits, and the spaces an
+    autoformatter puts between Japanese or Chinese and Latin (read as one: "第1原則" and
+    "第 1 原則" are both "第 1 原則")."""
+    if "[" in text and "](" in text:
+        text = _LINK.sub(_link, text)
+    if "*" in text or "~~" in text:
+        for _ in range(2):  # ("***bold italic***", "**not *ever***")
+            text = _EMPHASIS.sub(r"\2", text)
+    if not text.isascii():
+        text = _CJK_GAP.sub(" ", text.translate(_WIDE))
+    return text
+
+
 @lru_cache(maxsize=65536)
 def entry_claims(text: str) -> tuple[Claim, ...]:
     """The claims of an entry's text, headings inside the text not counted as claims but
@@ -720,7 +765,7 @@ def entry_claims(text: str) -> tuple[Claim, ...]:
                         stack.pop()
                     stack.append((7, label))
                 continue
-            piece, body = piece.replace("\u2024", "."), body.replace("\u2024", ".")
+            piece, body = piece.replace("\u2024", "."), plain_markup(body.replace("\u2024", "."))
             out.append(Claim(piece, body.strip(), label, tuple(t for _, t in stack), len(out)))
     return tuple(out)
 
@@ -1008,6 +1053,8 @@ def _rules_of(
     for c in claims:
         if c.body.rstrip().endswith(("?", "\uff1f")):
             continue  # a question binds nobody
+        if pointer(_LEAD.sub("", c.text, count=1)):
+            continue  # a table of contents' line, an import: it points, it binds nobody
         kind = wording_kind(c.body)
         lent = None
         inner_place = None if asks else place
