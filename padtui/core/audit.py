@@ -1043,7 +1043,8 @@ def _same_words(old: Pad, new: Pad) -> bool:
     """The same words in the same places, only white space changed (a blank line taken out,
     line endings, indentation): no rewrite at all."""
     if len(old.entries) == len(new.entries) and all(
-        a.text == b.text for a, b in zip(old.entries, new.entries, strict=True)
+        a.text == b.text and a.context == b.context
+        for a, b in zip(old.entries, new.entries, strict=True)
     ):
         return False  # (the same texts: told apart by _same_content, not by white space)
     return _flat_words(old) == _flat_words(new)
@@ -1053,7 +1054,8 @@ def _flat_words(pad: Pad) -> str:
     parts: list[str] = []
     head: tuple[object, ...] | None = None
     for e in pad.entries:
-        now = (e.context, e.kind, e.sealed, e.id, tuple(e.derived_from))
+        titles = tuple(t for t in e.context if t.strip())  # (an empty "# " heading says nothing)
+        now = (titles, e.kind, e.sealed, e.id, tuple(e.derived_from))
         if now != head:
             parts.append(repr(now))
             head = now

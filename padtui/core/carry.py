@@ -502,7 +502,10 @@ def compare(
             after, new_words = R.strength(clauses[best][0], clauses[best][2]), clauses[best][0]
     else:
         after = R.strength(new.body, new.lent)
-    if after != before:
+    # stricter only where the new words say so ("never", "must"): a bare statement is read
+    # as strong, but it may be a description ("the template has these sections")
+    explicit = R.stated(new_words) is not None or (new.lent is not None and new.lent != old.lent)
+    if after < before or (after > before and explicit):
         was, now = _said(old.body, old.lent), _said(new_words, new.lent)
         way = LOOSER if after < before else TIGHTER
         force = f"its force ({_STRENGTH[before]}{was} -> {_STRENGTH[after]}{now})"

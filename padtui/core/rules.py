@@ -832,7 +832,7 @@ _MARK_WORDS = frozenset(
     devez toujours seulement uniquement devrait devriez obligatoire nunca jamás jamas debe
     debes deben siempre solo sólo únicamente debería deberías deberían obligatorio
     funktioniert fonctionne funciona ne aucun aucune ningún ninguna nada никогда нельзя
-    всегда необходимо нужно только не""",
+    всегда необходимо нужно только не statt anstatt lieu lugar""",
     )
 )
 _MARK_PREFIXES = (
@@ -973,8 +973,56 @@ def wording_kind(text: str) -> str | None:
     return _kind_of(text)
 
 
+# a guess, not a rule: "smaller batches might avoid them", "they probably landed"
+_SPECULATE = _compile(
+    _words(
+        "might",
+        "probably",
+        "likely",
+        "possibly",
+        "perhaps",
+        "presumably",
+        "apparently",
+        r"I\s+(?:think|guess|suspect)",
+        r"seems?\s+to",
+        r"could\s+be",
+        "vermutlich",
+        "wahrscheinlich",
+        "vielleicht",
+        "peut-être",
+        "probablement",
+        "quizás",
+        "probablemente",
+    )
+    + r"|かもしれ|たぶん|多分|おそらく|恐らく|也许|大概|或许|可能会",
+    _I,
+)
+# a positive restriction: "use yarn, not npm", "X instead of Y", "rather than"
+_INSTEAD = _compile(
+    r",\s*(?:and\s+)?not\s+(?!just\b|only\b|always\b|necessarily\b)\w|\binstead\s+of\b"
+    r"|\brather\s+than\b|\bover\b(?=.*\bprefer)|\bprefer\w*\b.*\bover\b|\bnicht\s+\w+\s*$"
+    r"|\bstatt\b|\banstatt\b|\bau\s+lieu\s+de\b|\ben\s+lugar\s+de\b|而不是|而非|ではなく",
+    _I,
+)
+
+
 def _kind_of(text: str) -> str | None:
     """``wording_kind`` without the quick test: every pattern searched."""
+    kind = _kind_read(text)
+    if kind is not None and kind != "negative_fact" and _SPECULATE.search(text):
+        strong = _plain(text)
+        if not (_PROHIBIT_STRONG.search(strong) or _OBLIGE_STRONG.search(strong)):
+            return None  # a guess binds nobody
+        if re.search(r"\b(?:only|solely|exclusively)\b", strong, _I) and not re.search(
+            r"\b(?:must|never|always|do\s+not|don't)\b", strong, _I
+        ):
+            return None
+    if kind is None and _INSTEAD.search(text) and not _SPECULATE.search(text):
+        return "restriction"  # "use yarn, not npm": the other is excluded
+    return kind
+
+
+def _kind_read(text: str) -> str | None:
     plain = _plain(text)
     main = _CONDITION.sub(" ", plain)  # "if the build fails, roll back" is an instruction
     failed = _NEGATIVE_FACT.search(main) or _NEGATIVE_FACT_CJK.search(main)

@@ -294,9 +294,17 @@ def _list(what: str, items: Sequence[str]) -> str:
 
 
 def cut(text: str, width: int = 40) -> str:
-    """The text on one line, its white space folded, cut to ``width`` with an ellipsis."""
+    """The text on one line, its white space folded, cut to ``width`` with an ellipsis
+    after a whole word (a word longer than half the width is cut inside)."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "\u2026"
+    if len(flat) <= width:
+        return flat
+    head = flat[: width - 1]
+    if flat[width - 1].isalnum() and head[-1:].isalnum():
+        space = head.rfind(" ")
+        if space >= width // 2:
+            head = head[:space]
+    return head.rstrip(" ,;:") + "\u2026"
 
 
 # --- declarations --------------------------------------------------------------------------
