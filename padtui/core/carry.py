@@ -436,8 +436,8 @@ def compare(
     prohibition are tighter, never lost.
     """
     out: list[Change] = []
-    said = {normalize(old.body), normalize(old.whole)} if old.whole else {normalize(old.body)}
-    if normalize(new.body) in said and old.lent == new.lent:
+    same = {normalize(old.body), normalize(old.whole)} if old.whole else {normalize(old.body)}
+    if normalize(new.body) in same and old.lent == new.lent:
         return out  # the very words, lent the same force (a heading added above them)
 
     def lost(reason: Reason, text: str) -> None:
