@@ -269,6 +269,7 @@ def find(
     not where another old claim went (it was there all along, a rule of its own).
     """
     want = _wanted(old)
+    core = _core(old)
     names = names_in(old.body)
     keys = _name_keys(old.body)
     anchors = _anchors(old.body)
@@ -276,15 +277,17 @@ def find(
     best: tuple[bool, float] = (False, 0.0)
     for index in indexes:
         weak_before = weakest is not None
-        for share, c in index.same(old.body) + index.candidates(want | keys):
+        for share, c in index.same(old.body) + index.candidates(want | core | keys):
             if normalize(c.body) not in (normalize(old.body), normalize(old.whole)) and stood(c):
                 continue
             if weak_before and share < _ELSEWHERE:
                 continue  # weakened where it went: only a near copy elsewhere keeps it
             window = index.window(c)
             flat = " ".join(n.body for n in window)
-            near = len(want & stems(flat))
+            have = stems(flat)
+            near = len(want & have)
             held = share * len(want) >= _needed(len(want)) or near >= _needed(len(want))
+            held = held or (bool(core) and len(core & have) >= _needed(len(core)))
             named = bool(names) and all(keeps_name(n, flat) for n in names)
             if anchors and not named:  # its identifiers and telling numbers, all there
                 named = all(keeps_name(a, flat) for a in anchors)
@@ -311,6 +314,32 @@ def _wanted(old: OldClaim) -> frozenset[str]:
     by itself ("do not use them"), those of the claim before it, which it points back to."""
     want = stems(f"{old.label} {old.body}")
     return want if len(want) >= 2 else want | old.before
+
+
+def _core(old: OldClaim) -> frozenset[str]:
+    """The content words of a rule without what a rewrite may leave out or swap and still
+    state it: its way out ("unless the release manager asks") and its examples ("e.g.
+    \"Great question!\""). Empty when it has neither."""
+    core = stems(f"{old.label} {_aside(old.body)}")
+    if not core or core == stems(f"{old.label} {old.body}"):
+        return frozenset()
+    return core if len(core) >= 2 else core | old.before
+
+
+def _aside(text: str) -> str:
+    """The text without its examples and its exceptions."""
+    text = _EXAMPLE_PART.sub(" ", text)
+    return _ESCAPE_PART.sub(" ", text)
+
+
+_EXAMPLE_PART = re.compile(
+    r"\([^()]*\)|\b(?:e\.\s?g\.?|for\s+(?:example|instance)|such\s+as|z\.\s?B\.|p\.\s?ex\.|"
+    r"por\s+ejemplo)[:,]?\s*[^.;!?\n]*|(?:例えば|例如|比如)[^。；\n]*",
+    re.IGNORECASE,
+)
+_ESCAPE_PART = re.compile(
+    r"\b(?:unless|except|außer|sauf|salvo|excepto)\b[^.;!?\n]*", re.IGNORECASE
+)
 
 
 def _beside(around: frozenset[str], flat: str) -> bool:

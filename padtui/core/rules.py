@@ -332,6 +332,7 @@ _PROHIBIT_CJK = _compile(
     r"|금지|하지\s?마|하지\s?말|마세요|마십시오|절대|안\s?됩니다|안\s?된다"
     r"|(?:^|\s)[\u274c\U0001f6ab\u26d4]\ufe0f?\s*\S"  # a "don't" list's cross
     r"|[るうくすつぬむぶぐ]な(?=[\u3002\u3001\s!\uff01]|$)"  # Japanese "並べるな": do not line up
+    r"|[かがさざただなばまらわ]ない(?=[\u3002\s]|$)"  # "書き込まない": does not write
 )
 _PROHIBIT_CJK_MEDIUM = _compile(r"避け|控え|避免|尽量不")
 _NOT_WORD = _compile(
@@ -630,6 +631,14 @@ _LABEL = _compile(r"^\*\*([^*\n]{1,80})\*\*\s*[:\u2014\-]?\s*|^__([^_\n]{1,80})_
 _ABBREVIATION = _compile(r"\b(e\.g|i\.e|etc|vs|cf|approx|incl|esp|resp|ca|No)\.\s+", _I)
 
 
+# German, French and Spanish abbreviations written with a space ("z. B.", "d. h.", "p. ex.")
+_SPACED_ABBREVIATION = _compile(r"\b(z|d|u|p|s)\.\s(B|h|a|ex|o)\.", _I)
+
+
+def _unbreak_spaced(m: re.Match[str]) -> str:
+    return f"{m.group(1)}\u2024 {m.group(2)}\u2024"
+
+
 def _unbreak(m: re.Match[str]) -> str:
     return m.group(1) + "\u2024" + m.group()[len(m.group(1)) + 1 :]  # (a dot that ends nothing)
 
@@ -680,6 +689,7 @@ def _unwrap(lines: list[str]) -> list[str]:
             and not _BLOCK_START.match(line)
             and not _MD_HEADING.match(prev)
             and not _BOLD_LINE.match(prev)
+            and not re.fullmatch(r"\s*(\*\*|__)[^*_\n]+\1\s*:?\s*", prev)
             and not prev.endswith((".", ":", "!", "?", "\u3002", "\uff01", "\uff1f", "|", "```"))
             and (text[0].islower() or _OPEN_END.search(prev))
         )
@@ -741,6 +751,8 @@ def entry_claims(text: str) -> tuple[Claim, ...]:
     lent to the claims under them."""
     out: list[Claim] = []
     stack: list[tuple[int, str]] = []
+    if ". " in text:
+        text = _SPACED_ABBREVIATION.sub(_unbreak_spaced, text)
     for line in _unwrap(_ABBREVIATION.sub(_unbreak, text).splitlines()):
         h = _MD_HEADING.match(line)
         bold = None if h else _BOLD_LINE.match(line)

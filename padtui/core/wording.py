@@ -172,7 +172,7 @@ _ADDRESSEE = re.compile(
 _EXAMPLE = re.compile(
     r"\(([^()]*)\)|(?:\b(?:e\.g\.?|eg|i\.e\.?|for\s+(?:example|instance)|such\s+as|like|say|"
     r"z\.\s?B\.|p\.\s?ex\.|por\s+ejemplo|zum\s+Beispiel|par\s+exemple)|例えば|例如|比如|如)"
-    r"[:,]?\s*([^.;!?\n\u3002]*)",
+    r"[:,]?\s*((?:\"[^\"\n]*\"|\u201c[^\u201d\n]*\u201d|`[^`\n]*`|[^.;!?\n\u3002\"\u201c`])*)",
     re.IGNORECASE,
 )
 
