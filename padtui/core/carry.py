@@ -627,6 +627,9 @@ def _numbers_changed(old: str, new: str) -> list[Change]:
     return out
 
 
+_PATH_TAIL = re.compile(r"[\w.~-]*/[\w./-]*\w|\b[\w-]+\.\w{1,5}\b")
+
+
 def keeps_name(name: str, flat: str) -> bool:
     """Does the text still name this? A word in any of its plural forms; a path or glob
     whole, or every part of it (``assets/maps/*.tmx``: "`.tmx` files in `assets/maps/`")."""
@@ -636,6 +639,11 @@ def keeps_name(name: str, flat: str) -> bool:
         return any(re.search(rf"(?<!\w){re.escape(f)}(?!\w)", low) for f in forms)
     if name in low:
         return True
+    if "/" in name and _PATH_TAIL.search(low):  # the same file, its path shortened
+        for tail in _PATH_TAIL.findall(low):
+            shaped = ("/" in tail or "." in tail) and len(tail) >= 5
+            if shaped and name.endswith(("/" + tail.lstrip("./"), tail)):
+                return True
     parts = re.findall(r"\w{2,}", name)
     return len(parts) >= 2 and all(
         re.search(rf"(?<![\w-]){re.escape(p)}(?![\w-])", low) for p in parts

@@ -106,11 +106,40 @@ def message_rules(
     wish for how the work should turn out is not one)."""
     out: list[RuleInForce] = []
     for line, text, source in messages:
+        text = own_words(text)
+        if not text.strip():
+            continue
         pad = Pad.of([make_entry("note", text)])
         for k, rule in enumerate(find_rules(pad, rule_map)):
             if not wish(rule.text):
                 out.append(RuleInForce(f"u{line}.{k + 1}", rule.text.strip(), source))
     return out
+
+
+_FENCE = re.compile(r"^\s*(```|~~~).*?(?:^\s*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+# a line of pasted output: a log line (a time, a level), a stack frame, a shell prompt, a
+# compiler's "file:line:col", a test runner's status
+_OUTPUT_LINE = re.compile(
+    r"^\s*(?:\[?\d{2,4}[-/.]\d{1,2}[-/.]\d{1,2}[ T]\d|\[?\d{1,2}:\d{2}(?::\d{2})?\b|"
+    r"\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|E|W|I)\]?[\s:|]|"
+    r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+|at [\w$.<>]+\(|"
+    r"[$#>] \S|PS [A-Z]:\\|npm (?:ERR|WARN)|\S+\.\w+:\d+(?::\d+)?[:\s]|"
+    r"(?:PASS|FAIL|FAILED|ERROR|ok|not ok)\b[\s:]|\w*(?:Error|Exception|Warning):\s)",
+)
+# an answer's first word, not a rule's: "no, I meant the other file", "はい、"
+_ANSWER = re.compile(
+    r"^\s*(?:no|nope|nah|yes|yeah|yep|ok|okay|sure|nein|ja|non|oui|sí|si|いいえ|はい|不是|是的|不)"
+    r"\s*[,.!\u3001\u3002\uff0c]\s*",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def own_words(message: str) -> str:
+    """A message without what the user pasted into it (code, logs, tool output: what a
+    program said, not a rule the user set) and without an answer's "no," or "yes,"."""
+    text = _FENCE.sub("\n", message)
+    lines = [line for line in text.splitlines() if not _OUTPUT_LINE.match(line)]
+    return _ANSWER.sub("", "\n".join(lines))
 
 
 _SHOULD = re.compile(r"\b(?:should|ought\s+to)\b", re.IGNORECASE)

@@ -379,3 +379,65 @@ def test_a_message_is_never_cut_inside_a_word() -> None:
         head = short.rstrip("\u2026")
         assert text.startswith(head)
         assert len(head) == len(text) or not text[len(head)].isalnum() or head.endswith(" ")
+
+
+# --- in a conversation: what the user pasted, an answer's "no," -------------------------------
+
+PASTED = [
+    (
+        "The deploy broke again:\n```\nERROR: migration failed, do not retry\n```\n"
+        "2026-11-02 10:14:03 ERROR db connection failed\n"
+        "Never edit the migrations by hand.",
+        "Never edit the migrations by hand.",
+    ),
+    (
+        "ログです:\n2026-11-02 10:14:03 ERROR 接続に失敗しました\n"
+        "TypeError: cannot read properties of undefined\n"
+        "本番DBには絶対に書き込まないでください。",
+        "本番DBには絶対に書き込まないでください。",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "rule"), PASTED)
+def test_pasted_logs_and_code_are_no_rules(message: str, rule: str) -> None:
+    from padtui.core.guard import message_rules
+
+    assert [r.text for r in message_rules([(7, message, "your message")])] == [rule]
+
+
+@pytest.mark.parametrize(
+    ("answer", "summary"),
+    [
+        ("No, only the first file.", "- Only the first file is in scope."),
+        ("Nein, nur die erste Datei.", "- Nur die erste Datei ist betroffen."),
+    ],
+)
+def test_an_answers_no_is_no_prohibition(answer: str, summary: str) -> None:
+    from padtui.core.guard import judgement, message_rules
+
+    rules = message_rules([(3, answer, "your message")])
+    assert rules and not rules[0].text.lower().startswith(("no", "nein"))
+    assert judgement(rules, f"## Rules\n\n{summary}\n").verdict.verdict == "compaction"
+
+
+def test_a_shortened_path_is_the_same_name() -> None:
+    from padtui.core.guard import RuleInForce, judgement
+
+    rule = RuleInForce("u1", "Never edit /home/me/shop/src/config.ts by hand.", "your message")
+    summary = "## Rules\n\n- Never edit src/config.ts by hand.\n"
+    assert judgement([rule], summary).verdict.verdict == "compaction"
+
+
+def test_a_japanese_rule_kept_as_an_english_paraphrase_is_not_lost() -> None:
+    from padtui.core.guard import RuleInForce, judgement
+
+    rules = [
+        RuleInForce("u1", "本番データベースには絶対に書き込まないでください。", "your message"),
+        RuleInForce("u2", "コミットの前に必ずテストを実行してください。", "your message"),
+    ]
+    summary = (
+        "## Rules the user set\n\n- Never write to the production database.\n"
+        "- Always run the tests before committing.\n"
+    )
+    assert judgement(rules, summary).verdict.verdict == "compaction"
