@@ -11,6 +11,18 @@ Usage::
     python bench/accuracy.py                      # the corpus in tests/corpus/pairs
     python bench/accuracy.py --pairs DIR          # any folder of labelled pairs
     python bench/accuracy.py --write ACCURACY.md  # the report, as Markdown
+    python bench/accuracy.py --real DIR [--real DIR2] [--write ACCURACY.md]
+
+``--real DIR``: a folder of real rewrites taken from public git histories (not part of the
+repository): each ``NAME/old.EXT``, ``new.EXT`` and ``label.json`` (or ``expect.json``) with
+``verdict``, ``accept`` (other verdicts a careful reader would also give) and ``split``
+(``dev`` or ``heldout``; a folder without splits is one group named after it). A file that is
+not ``.md``, ``.json`` or ``.jsonl`` is read as Markdown. Each split is reported apart: the
+verdicts right (the label or one it accepts), the rule-losing rewrites (labelled
+``corruption``) caught, and the clean ones (labelled otherwise, ``corruption`` not accepted)
+with a critical finding, with the false alarms by cause (the reasons of their critical
+findings). With ``--write`` the real figures go in a block of their own, kept as they are
+when the report is written again without ``--real``.
 
 What is counted:
 
@@ -263,10 +275,147 @@ def report(outcomes: Sequence[Outcome], source: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- real rewrites from public git histories -------------------------------------------------
+
+REAL_START, REAL_END = "<!-- real history: bench/accuracy.py --real -->", "<!-- /real history -->"
+MARKDOWN_EXTS = (".md", ".json", ".jsonl", ".af")
+
+
+@dataclass(frozen=True)
+class RealOutcome:
+    name: str
+    group: str
+    label: str
+    accept: tuple[str, ...]
+    verdict: str
+    critical: tuple[tuple[str, tuple[str, ...]], ...]  # (code, reasons) of critical findings
+    error: str | None = None
+
+    @property
+    def right(self) -> bool:
+        return self.verdict in (self.label, *self.accept)
+
+    @property
+    def losing(self) -> bool:
+        return self.label == "corruption"
+
+    @property
+    def clean(self) -> bool:
+        return self.label != "corruption" and "corruption" not in self.accept
+
+
+def judge_real(root: Path) -> list[RealOutcome]:
+    """Audit every labelled real rewrite under ``root``, as ``padtui audit`` would."""
+    from padtui.core.audit import audit
+    from padtui.core.errors import PadError
+    from padtui.core.formats import load_pad
+
+    out = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        label_file = next(
+            (folder / n for n in ("label.json", "expect.json") if (folder / n).is_file()), None
+        )
+        olds, news = sorted(folder.glob("old.*")), sorted(folder.glob("new.*"))
+        if label_file is None or len(olds) != 1 or len(news) != 1:
+            continue
+        try:
+            label = json.loads(label_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # (a label being written)
+        group = f"{root.name} ({label['split']})" if label.get("split") else root.name
+        accept = tuple(label.get("accept", label.get("acceptable", ())))
+        fmt = None if olds[0].suffix in MARKDOWN_EXTS else "md"
+        try:
+            result = audit(load_pad(str(olds[0]), fmt), load_pad(str(news[0]), fmt))
+        except PadError as exc:
+            out.append(
+                RealOutcome(folder.name, group, label["verdict"], accept, "error", (), str(exc))
+            )
+            continue
+        critical = tuple(
+            (f.code.value, tuple(r.value for r in f.reasons))
+            for f in result.findings
+            if f.severity == "critical"
+        )
+        out.append(
+            RealOutcome(folder.name, group, label["verdict"], accept, result.verdict, critical)
+        )
+    return out
+
+
+def _cause(o: RealOutcome) -> str:
+    """What a false alarm rests on: the reasons its critical findings give."""
+    reasons = sorted({r for _code, rs in o.critical for r in rs}) or ["sealed"]
+    return ", ".join(reasons)
+
+
+def real_report(outcomes: Sequence[RealOutcome], synthetic: Summary | None) -> str:
+    groups: dict[str, list[RealOutcome]] = defaultdict(list)
+    for o in outcomes:
+        groups[o.group].append(o)
+    lines = [
+        REAL_START,
+        "## Real rewrites and the synthetic corpus, side by side",
+        "",
+        "| corpus | pairs | verdicts right | rule-losing rewrites caught | "
+        "clean rewrites with a critical finding |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for name in sorted(groups):
+        g = groups[name]
+        losing = [o for o in g if o.losing]
+        clean = [o for o in g if o.clean]
+        lines.append(
+            f"| {name} | {len(g)} | {_ratio(sum(o.right for o in g), len(g))} | "
+            f"{_ratio(sum(o.verdict == 'corruption' for o in losing), len(losing))} | "
+            f"{_ratio(sum(bool(o.critical) for o in clean), len(clean))} |"
+        )
+    if synthetic is not None:
+        s = synthetic
+        lines.append(
+            f"| synthetic (`tests/corpus/pairs`) | {s.pairs} | {_ratio(s.right, s.pairs)} | "
+            f"{_ratio(s.caught, s.corrupt)} | {_ratio(s.false_alarms, s.honest)} |"
+        )
+    alarms = [o for o in outcomes if o.clean and o.critical]
+    lines += ["", "### False alarms on clean real rewrites, by cause", ""]
+    if alarms:
+        lines += ["| cause (reasons of the critical findings) | pairs |", "| --- | ---: |"]
+        for cause, n in Counter(_cause(o) for o in alarms).most_common():
+            lines.append(f"| {cause} | {n} |")
+    else:
+        lines.append("None.")
+    wrong = [o for o in outcomes if not o.right]
+    if wrong:
+        lines += ["", "### Real rewrites it gets wrong", ""]
+        for o in wrong:
+            want = "/".join((o.label, *o.accept))
+            got = o.error or ", ".join(sorted({c for c, _ in o.critical})) or "no critical finding"
+            lines.append(f"- `{o.name}` ({o.group}): {o.verdict} ({got}); labelled {want}")
+    lines += [REAL_END, ""]
+    return "\n".join(lines)
+
+
+def _kept_real(path: Path) -> str:
+    """The real-history block of an earlier report, to keep when it is not measured again."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    start, end = text.find(REAL_START), text.find(REAL_END)
+    return text[start : end + len(REAL_END)] + "\n\n" if 0 <= start < end else ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=Path, default=CORPUS, help="a folder of labelled pairs")
     parser.add_argument("--write", type=Path, help="write the report (Markdown) here")
+    parser.add_argument(
+        "--real",
+        type=Path,
+        action="append",
+        default=[],
+        help="a folder of real rewrites with label.json (may be given more than once)",
+    )
     args = parser.parse_args(argv)
     pairs = load_pairs(args.pairs)
     if not pairs:
@@ -277,6 +426,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     took = time.perf_counter() - started
     source = os.path.relpath(args.pairs, ROOT) if args.pairs.is_relative_to(ROOT) else args.pairs
     body = report(outcomes, str(source))
+    real = ""
+    if args.real:
+        found = [o for root in args.real for o in judge_real(root)]
+        real = real_report(found, summarize(outcomes)) + "\n"
+    elif args.write:
+        real = _kept_real(args.write)
     if args.write:
         head = [
             "# How often the audit is right",
@@ -293,10 +448,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "the targets below on every test run.",
             "",
         ]
-        args.write.write_text("\n".join(head) + body, encoding="utf-8")
+        args.write.write_text("\n".join(head) + real + body, encoding="utf-8")
         print(f"wrote {args.write}")
     else:
-        print(body)
+        print(real + body)
     return 0
 
 
