@@ -328,7 +328,7 @@ _PROHIBIT_MEDIUM = _compile(
 )
 _PROHIBIT_CJK = _compile(
     r"しない|しません|ないこと|ないように|ないで|するな|禁止|不可|いけない|ならない|禁物|厳禁"
-    r"|不要|不得|严禁|切勿|不能|不准|绝不|决不|勿|不许|不应"
+    r"|不要(?![\u3040-\u30ff])|不得|严禁|切勿|不能|不准|绝不|决不|勿|不许|不应"  # (不要な: no rule)
     r"|금지|하지\s?마|하지\s?말|마세요|마십시오|절대|안\s?됩니다|안\s?된다"
     r"|(?:^|\s)[\u274c\U0001f6ab\u26d4]\ufe0f?\s*\S"  # a "don't" list's cross
     r"|[るうくすつぬむぶぐ]な(?=[\u3002\u3001\s!\uff01]|$)"  # Japanese "並べるな": do not line up
@@ -1034,6 +1034,14 @@ def _kind_of(text: str) -> str | None:
     return kind
 
 
+def kind_is_guess(text: str) -> bool:
+    """Does the claim guess rather than bind ("we will likely use X", "probably landed")?"""
+    if not _SPECULATE.search(text):
+        return False
+    plain = _plain(text)
+    return not (_PROHIBIT_STRONG.search(plain) or _OBLIGE_STRONG.search(plain))
+
+
 def _kind_read(text: str) -> str | None:
     plain = _plain(text)
     main = _CONDITION.sub(" ", plain)  # "if the build fails, roll back" is an instruction
@@ -1115,6 +1123,8 @@ def _rules_of(
             continue  # a question binds nobody
         if pointer(_LEAD.sub("", c.text, count=1)):
             continue  # a table of contents' line, an import: it points, it binds nobody
+        if kind_is_guess(c.body):
+            continue  # "we will likely use X": a guess binds nobody, wherever it sits
         kind = wording_kind(c.body)
         lent = None
         inner_place = None if asks else place
