@@ -290,6 +290,8 @@ class RealOutcome:
     verdict: str
     critical: tuple[tuple[str, tuple[str, ...]], ...]  # (code, reasons) of critical findings
     error: str | None = None
+    repo: str = ""
+    language: str = ""
 
     @property
     def right(self) -> bool:
@@ -323,13 +325,23 @@ def judge_real(root: Path) -> list[RealOutcome]:
         except (OSError, ValueError):
             continue  # (a label being written)
         group = f"{root.name} ({label['split']})" if label.get("split") else root.name
+        where = {"repo": str(label.get("repo", "")), "language": str(label.get("language", ""))}
         accept = tuple(label.get("accept", label.get("acceptable", ())))
         fmt = None if olds[0].suffix in MARKDOWN_EXTS else "md"
         try:
             result = audit(load_pad(str(olds[0]), fmt), load_pad(str(news[0]), fmt))
         except PadError as exc:
             out.append(
-                RealOutcome(folder.name, group, label["verdict"], accept, "error", (), str(exc))
+                RealOutcome(
+                    folder.name,
+                    group,
+                    label["verdict"],
+                    accept,
+                    "error",
+                    (),
+                    str(exc).replace(str(folder), folder.name),
+                    **where,
+                )
             )
             continue
         critical = tuple(
@@ -338,7 +350,9 @@ def judge_real(root: Path) -> list[RealOutcome]:
             if f.severity == "critical"
         )
         out.append(
-            RealOutcome(folder.name, group, label["verdict"], accept, result.verdict, critical)
+            RealOutcome(
+                folder.name, group, label["verdict"], accept, result.verdict, critical, **where
+            )
         )
     return out
 
@@ -353,9 +367,24 @@ def real_report(outcomes: Sequence[RealOutcome], synthetic: Summary | None) -> s
     groups: dict[str, list[RealOutcome]] = defaultdict(list)
     for o in outcomes:
         groups[o.group].append(o)
+    repos = len({o.repo for o in outcomes if o.repo})
+    languages = ", ".join(sorted({o.language for o in outcomes if o.language})) or "-"
     lines = [
         REAL_START,
         "## Real rewrites and the synthetic corpus, side by side",
+        "",
+        f"{len(outcomes)} real rewrites of memory files (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`,",
+        "Cursor and Windsurf rules, Cline memory banks and rules ...) taken from the public git",
+        f"histories of {repos} repositories (languages: {languages}), each labelled by its",
+        "meaning, with the label's why, before padtui ran on it: `corruption` when a rule that",
+        "binds the agent was lost or loosened, else what happened (`growth`, `compaction`,",
+        "`undeclared_loss`, `unchanged`), with the other verdicts a careful reader would also",
+        "accept. They are fetched public material, so they are not in the repository; these",
+        "figures were produced with `python bench/accuracy.py --real DIR ... --write",
+        "ACCURACY.md`. The `dev` split was used to develop the audit; the `heldout` split was run",
+        "only to measure it. A verdict is right when it is the label or one it accepts; a",
+        "rule-losing rewrite is one labelled `corruption`; a clean one is labelled otherwise,",
+        "with `corruption` not among the accepted verdicts.",
         "",
         "| corpus | pairs | verdicts right | rule-losing rewrites caught | "
         "clean rewrites with a critical finding |",

@@ -796,7 +796,9 @@ class _Rewrite:
             self._scripts = (_scripts(_all_text(self.old)), _scripts(_all_text(self.new)))
         was, now = self._scripts
         mine = _script(text)
-        return mine is not None and was.get(mine, 0) >= 0.6 and now.get(mine, 0) <= 0.3
+        if mine is None or not now:
+            return False  # (an empty version moved into no other script)
+        return was.get(mine, 0) >= 0.6 and now.get(mine, 0) <= 0.3
 
     def _other(self, o: Entry, n: Entry | None, heirs: list[Entry], c: NewClaim) -> bool:
         """Is the entry a weakened rule was found in another entry than the one ``o``
