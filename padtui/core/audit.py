@@ -609,6 +609,7 @@ class _Rewrite:
         tight: list[tuple[OldClaim, NewClaim, Carry]] = []
         unsure: list[tuple[OldClaim, NewClaim, Carry]] = []
         doubted: list[OldClaim] = []  # rules only by their place, carried nowhere
+        foreign: list[OldClaim] = []  # rules of a pad rewritten into another language
         lost: list[OldClaim] = []
         plain = lost_plain = 0
         gone_plain: list[str] = []
@@ -621,6 +622,8 @@ class _Rewrite:
             # a declared entry's rules are looked for where it went, not in the whole pad
             carry = find(c, self.places(own, declared), self.stood, anywhere=self.anywhere)
             if not c.rule:
+                if carry.found is None and self.translated(c.body):
+                    continue  # (said in the other language, as far as the audit can tell)
                 plain += 1
                 if carry.found is None:
                     lost_plain += 1
@@ -654,7 +657,10 @@ class _Rewrite:
                 weak_reasons += [ch.reason for ch in carry.changes if ch.way == LOOSER]
                 kinds.append(rules[c.text].kind)
             elif heirs or not (named or self.described(c.body)):
-                if self.placed(o, rules[c.text], c) or self.translated(c.body):
+                if self.translated(c.body):
+                    foreign.append(c)
+                    continue
+                if self.placed(o, rules[c.text], c):
                     doubted.append(c)
                     continue
                 lost.append(c)
@@ -722,6 +728,19 @@ class _Rewrite:
                     _part(o.text, [c.text for c in doubted]),
                     None,
                     (Reason.GONE,),
+                )
+            )
+        if foreign:
+            out.append(
+                Finding(
+                    FindingCode.RULE_UNCERTAIN,
+                    (o.label,),
+                    _short(
+                        f"{_what(o)}: the pad was rewritten in another language, and the audit "
+                        "cannot match this rule word for word: read it in the new version"
+                    ),
+                    _part(o.text, [c.text for c in foreign]),
+                    None,
                 )
             )
         holders = heirs or [self.new.entries[i] for i in sorted(carriers)]

@@ -333,6 +333,7 @@ _PROHIBIT_CJK = _compile(
     r"|(?:^|\s)[\u274c\U0001f6ab\u26d4]\ufe0f?\s*\S"  # a "don't" list's cross
     r"|[るうくすつぬむぶぐ]な(?=[\u3002\u3001\s!\uff01]|$)"  # Japanese "並べるな": do not line up
     r"|[かがさざただなばまらわ]ない(?=[\u3002\s]|$)"  # "書き込まない": does not write
+    r"|[かがさざただなばまらわ]ずに?(?=[\u3001\u3002\s\uff08(]|$)"  # "置かず": without placing
 )
 _PROHIBIT_CJK_MEDIUM = _compile(r"避け|控え|避免|尽量不")
 _NOT_WORD = _compile(
@@ -704,7 +705,7 @@ _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _EMPHASIS = re.compile(r"(?<![\w*`/\\])(\*{1,3}|~~)(?=[^\s*])(.+?)(?<=[^\s*\\])\1(?![\w*])")
 _WIDE = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F) if chr(c - 0xFEE0).isalnum()}
 _WIDE[0x3000] = 0x20  # an ideographic space
-_CJK_CHAR = "\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_CHAR = "\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af\uff01-\uff0f\uff1a-\uff20"
 _CJK_GAP = re.compile(
     rf"(?<=[{_CJK_CHAR}])[ \t]*(?=[A-Za-z0-9`])|(?<=[A-Za-z0-9%`])[ \t]*(?=[{_CJK_CHAR}])"
 )

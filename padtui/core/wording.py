@@ -80,7 +80,11 @@ _THOUSANDS = re.compile(r"(?<=\d)[,_](?=\d{3}\b)")
 _BULLET = re.compile(r"^[ \t]*(?:[-*+\u2022>]+|\d{1,3}[.)]|[a-zA-Z][.)]|#{1,6})[ \t]+", re.M)
 _CODE = re.compile(r"`([^`\n]+)`")
 _QUOTED = re.compile(r"\"([^\"\n]{2,})\"|\u201c([^\u201d\n]{2,})\u201d")
-_CHUNK = re.compile(r"[^\s,;()\[\]{}<>\"'`\u201c\u201d\u2018\u2019]+")
+# (an identifier ends where Japanese, Chinese or Korean begins: "とし、CLAUDE.md" names CLAUDE.md)
+_CHUNK = re.compile(
+    r"[^\s,;()\[\]{}<>\"'`\u201c\u201d\u2018\u2019"
+    r"\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]+"
+)
 _CHUNK_EDGE = ".,;:!?*~'\u2019"
 _PLAIN_SLASHES = re.compile(r"[^\W\d_]+(?:/[^\W\d_]+)+")  # and/or, read/write: not a path
 _DOTTED_LETTERS = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]?")  # e.g, i.e, U.S: not a name

@@ -150,6 +150,10 @@ FORMATTING = [
         "- 不要在 main 分支上直接提交代码，最多重试3次。",
         "- 不要在main分支上直接提交代码，最多重试 3 次。",
     ),
+    (
+        "- 一覧は、`docs/index.md`を唯一の情報源とし、CLAUDE.mdに台帳は置かない。",
+        "- 一覧は、`docs/index.md` を唯一の情報源とし、CLAUDE.md に台帳は置かない。",
+    ),
     # emphasis that splits words
     (
         "- Do **not** use `gif_creator` for this tab group.",
@@ -305,6 +309,13 @@ def test_a_guess_is_not_a_rule(guess: str) -> None:
 # --- carried in other words -------------------------------------------------------------------
 
 
+def test_a_japanese_negative_form_keeps_a_prohibition() -> None:
+    """ "置かず" (without placing) says what "置かない" (does not place) said."""
+    old = md("- CLAUDE.md に台帳は置かない。")
+    clean(run(old, md("- CLAUDE.md に台帳を置かず、実体を情報源とする。")))
+    assert run(old, md("- CLAUDE.md に台帳を置く。")).verdict == "corruption"
+
+
 def test_a_rule_restated_in_another_language_is_not_called_dropped() -> None:
     old = md(
         "- Always write articles in Japanese.\n- Include descriptive alt text for all images.\n"
@@ -318,6 +329,7 @@ def test_a_rule_restated_in_another_language_is_not_called_dropped() -> None:
     result = run(old, new)
     clean(result)
     assert "RULE_UNCERTAIN" in codes(result)
+    assert result.verdict in ("compaction", "growth")  # (nothing it can tell was lost)
 
 
 @pytest.mark.parametrize(
