@@ -1035,6 +1035,9 @@ def _kind_of(text: str) -> str | None:
     return kind
 
 
+_CHECKBOX = _compile(r"\s*(?:[-*+]\s+)?\[[ xX]\]\s+\S")
+
+
 def kind_is_guess(text: str) -> bool:
     """Does the claim guess rather than bind ("we will likely use X", "probably landed")?"""
     if not _SPECULATE.search(text):
@@ -1127,6 +1130,8 @@ def _rules_of(
         if kind_is_guess(c.body):
             continue  # "we will likely use X": a guess binds nobody, wherever it sits
         kind = wording_kind(c.body)
+        if kind is None and _CHECKBOX.match(c.text):
+            kind = "obligation"  # a checklist item binds, even phrased as a state
         lent = None
         inner_place = None if asks else place
         if c.label and kind is None:

@@ -292,6 +292,19 @@ def test_a_positive_restriction_is_a_rule(rule: str) -> None:
     assert "CONSTRAINT_DROPPED" in codes(run(old, new))
 
 
+@pytest.mark.parametrize(
+    "item",
+    [
+        "- [ ] All tests pass before the release is tagged.",
+        "- [ ] リリース前に全テストが通っている",
+    ],
+)
+def test_a_checklist_item_phrased_as_a_state_is_a_rule(item: str) -> None:
+    old = md(f"{item}\n- [ ] The changelog is current.", title="Release checklist")
+    new = md("- [ ] The changelog is current.", title="Release checklist")
+    assert "CONSTRAINT_DROPPED" in codes(run(old.replace("## Overview", "## About"), new))
+
+
 GUESSES = [
     "The 504s cluster at 02:14 UTC; smaller batches then might avoid them.",
     "The two unknown batches probably landed: the endpoint may take up to 15 minutes.",
