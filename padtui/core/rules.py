@@ -1019,6 +1019,14 @@ _INSTEAD = _compile(
 )
 
 
+# a choice the agent is told to make: "use yarn, not npm" binds, "it is slow, not broken" is a fact
+_CHOOSE = _compile(
+    r"\b(?:use|using|prefer\w*|choose|pick|go\s+with|stick\s+to|write|call|verwende\w*|"
+    r"nutze\w*|benutze\w*|utilise[rz]?|utilisez|usa|usar|utiliza\w*)\b",
+    _I,
+)
+
+
 def _kind_of(text: str) -> str | None:
     """``wording_kind`` without the quick test: every pattern searched."""
     kind = _kind_read(text)
@@ -1030,7 +1038,8 @@ def _kind_of(text: str) -> str | None:
             r"\b(?:must|never|always|do\s+not|don't)\b", strong, _I
         ):
             return None
-    if kind is None and _INSTEAD.search(text) and not _SPECULATE.search(text):
+    told = kind is None and (imperative(text) or _CHOOSE.search(text) or not text.isascii())
+    if told and _INSTEAD.search(text) and not _SPECULATE.search(text):
         return "restriction"  # "use yarn, not npm": the other is excluded
     return kind
 
