@@ -1045,6 +1045,7 @@ def _kind_of(text: str) -> str | None:
 
 
 _CHECKBOX = _compile(r"\s*(?:[-*+]\s+)?\[[ xX]\]\s+\S")
+_CHECKBOX_LINE = _compile(r"^\s*(?:[-*+]\s+)?\[[ xX]\]\s+\S", re.MULTILINE)
 
 
 def kind_is_guess(text: str) -> bool:
@@ -1184,6 +1185,8 @@ def may_hold_rules(entry: Entry, rule_map: RuleMap) -> bool:
     text = entry.text
     if "#" in text or "**" in text or "__" in text or _LINE_HEADING.search(text):
         return True  # (a heading or a bold label inside the text, see entry_claims)
+    if "]" in text and _CHECKBOX_LINE.search(text):
+        return True  # (a checklist item)
     return _may_mark(text)
 
 
