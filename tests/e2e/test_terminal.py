@@ -203,7 +203,7 @@ def test_a_refusal_shows_its_way_out_and_buttons_in_a_small_terminal(
     terminal.wait_for(
         "Refused: PROTECTED_KIND_WOULD_DROP",
         "Way out: ",
-        "Seal 4 entries (x)",
+        "Seal c-retry, n-08 (x)",
         "Close (esc)",
         "w: why this matters",
     )

@@ -258,7 +258,8 @@ async def test_refused_commit_explains_the_code_and_x_externalizes(tmp_path: Pat
         sealing = [e.label for e in trial.to_seal]
         assert "c-retry" in sealing
         buttons = [str(b.label) for b in h.app.screen.query(Button)]
-        assert f"Seal {len(sealing)} entries (x)" in buttons
+        named = ", ".join(sealing) if len(sealing) <= 3 else f"{len(sealing)} entries"
+        assert f"Seal {named} (x)" in buttons
         await h.pilot.press("x")
         await h.settle()
         await h.until(lambda: h.app.inspection.current.number == 2, "the externalize on screen")
@@ -271,7 +272,7 @@ async def test_refused_commit_explains_the_code_and_x_externalizes(tmp_path: Pat
             assert on_disk[i] == {**original[i], "sealed": True}
         assert h.app.inspection.current.origin == "padtui"
         assert "c-retry" in h.labels("sealed") and "c-retry" not in h.labels("rewritable")
-        assert h.noted(f"sealed {len(sealing)} entries")
+        assert h.noted(f"sealed {named}")
         # the way out worked: the same pass is now a compaction
         await h.pilot.press("t")
         assert h.app.inspection.trial is not None

@@ -38,7 +38,7 @@ async def test_the_refusal_shows_its_way_out_and_buttons_at_80x24_and_60x20(
             await h.until(lambda: "Refused" in h.screen_text(), "the refusal")
             screen = h.screen_text()
             assert "Way out: " in screen, size
-            assert "Seal 4 entries (x)" in screen and "Close (esc)" in screen, size
+            assert "Seal c-retry, n-08 (x)" in screen and "Close (esc)" in screen, size
             assert "w: why this matters" in screen, size
 
 
