@@ -155,7 +155,7 @@ def audit(
     before = totals(old, counter)
     after = totals(new, counter)
     matches, ends = match_ends(old, new)
-    if _same_content(old, new, matches, ends) or _same_words(old, new):
+    if _same_content(old, new, matches, ends) or _same_words(old, new, ends):
         return _audit(Verdict.UNCHANGED, (), matches, before, after)
     base = rule_map or RuleMap.default()
     ctx = _Rewrite(old, new, matches, base.for_pad(old), base.for_pad(new), ends)
@@ -1060,28 +1060,38 @@ def _same_content(
     return sorted(map(key, old.entries)) == sorted(map(key, new.entries))
 
 
-def _same_words(old: Pad, new: Pad) -> bool:
+def _same_words(old: Pad, new: Pad, ends: tuple[int, int]) -> bool:
     """The same words in the same places, only white space changed (a blank line taken out,
-    line endings, indentation): no rewrite at all."""
-    if len(old.entries) == len(new.entries) and all(
-        a.text == b.text and a.context == b.context
-        for a, b in zip(old.entries, new.entries, strict=True)
+    line endings, indentation): no rewrite at all. The entries the two versions share at
+    their ends (``ends``: the very objects) say the same words in both, so only those
+    between are compared, with the heading they follow and the first shared entry after."""
+    olds, news = old.entries, new.entries
+    if len(olds) == len(news) and all(
+        a.text == b.text and a.context == b.context for a, b in zip(olds, news, strict=True)
     ):
         return False  # (the same texts: told apart by _same_content, not by white space)
-    return _flat_words(old) == _flat_words(new)
+    a, t = ends
+    head = _head(olds[a - 1]) if a else None
+    after = 1 if t else 0  # (its heading is written again when the one before it differs)
+    return _flat_words(olds[a : len(olds) - t + after], head) == _flat_words(
+        news[a : len(news) - t + after], head
+    )
 
 
-def _flat_words(pad: Pad) -> str:
+def _head(e: Entry) -> tuple[object, ...]:
+    titles = tuple(t for t in e.context if t.strip())  # (an empty "# " heading says nothing)
+    return (titles, e.kind, e.sealed, e.id, tuple(e.derived_from))
+
+
+def _flat_words(entries: Sequence[Entry], head: tuple[object, ...] | None) -> list[str]:
     parts: list[str] = []
-    head: tuple[object, ...] | None = None
-    for e in pad.entries:
-        titles = tuple(t for t in e.context if t.strip())  # (an empty "# " heading says nothing)
-        now = (titles, e.kind, e.sealed, e.id, tuple(e.derived_from))
+    for e in entries:
+        now = _head(e)
         if now != head:
             parts.append(repr(now))
             head = now
         parts.append(e.text)
-    return " ".join(" ".join(parts).split())
+    return " ".join(parts).split()
 
 
 def _verdict(

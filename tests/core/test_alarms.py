@@ -15,6 +15,7 @@ import pytest
 
 from padtui.core.audit import Audit, audit
 from padtui.core.formats import markdown
+from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.tokens import counter_for
 from padtui.core.wording import cut
 
@@ -210,6 +211,24 @@ def test_emphasis_inside_words_is_read_through() -> None:
 def test_white_space_only_is_unchanged(before: str, after: str) -> None:
     old = md(before).replace("\n\n", "\n\n\n", 1)
     assert run(old, md(after)).verdict == "unchanged"
+
+
+def test_white_space_between_shared_entries_is_unchanged() -> None:
+    """In a live view the entries two versions share at their ends are the very objects;
+    a rule re-wrapped between them is unchanged, a word or a kind changed there is not."""
+    head = [make_entry("note", f"Note {i} about the ledger.") for i in range(40)]
+    tail = [make_entry("note", f"Later note {i}.") for i in range(40)]
+
+    def pad(middle: Entry) -> Pad:
+        return Pad(entries=[*head, middle, *tail])
+
+    old = pad(make_entry("constraint", "Never retry a write after a 5xx."))
+    wrapped = pad(make_entry("constraint", "Never retry a write\nafter a 5xx."))
+    assert audit(old, wrapped, COUNTER).verdict == "unchanged"
+    reworded = pad(make_entry("constraint", "Never retry a read after a 5xx."))
+    assert audit(old, reworded, COUNTER).verdict != "unchanged"
+    demoted = pad(make_entry("note", "Never retry a write after a 5xx."))
+    assert audit(old, demoted, COUNTER).verdict != "unchanged"
 
 
 # --- no evidence: who a rule addresses, examples, pointers ------------------------------------
