@@ -24,6 +24,8 @@ from padtui.core import fsio
 from padtui.core.errors import PadError
 from padtui.core.formats import read_bytes
 from padtui.core.guard import RuleInForce, file_rules
+from padtui.core.memory.front import split_list
+from padtui.core.memory.patterns import glob_re
 
 MAX_MEMORY_BYTES = 1 << 20  # a memory file larger than this is not one a person wrote
 MANAGED_ENV = "PADTUI_CLAUDE_MANAGED"  # the managed policy file's path, for tests and odd installs
@@ -98,7 +100,7 @@ def scope_of(path: str) -> list[str] | None:
     inline = key.group(1).strip()
     if inline:
         items = [inline.strip("[]")] if inline.startswith("[") else [inline]
-        items = [p for i in items for p in _split_list(i)]
+        items = [p for i in items for p in split_list(i)]
     else:
         rest = front.group(1)[key.end() :]
         block = re.match(r"(?:[ \t]*\r?\n|[ \t]+-[^\n]*\n?)*", rest)
@@ -107,60 +109,12 @@ def scope_of(path: str) -> list[str] | None:
     return [p for p in patterns if p] or None
 
 
-def _split_list(text: str) -> list[str]:
-    """``a, "b,c", {x,y}/*.ts``: commas split, but not inside quotes or braces."""
-    out, depth, quote, word = [], 0, "", ""
-    for ch in text:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth = max(0, depth - 1)
-        elif ch == "," and depth == 0:
-            out.append(word)
-            word = ""
-            continue
-        word += ch
-    return [*out, word]
-
-
-def _glob_re(pattern: str) -> re.Pattern[str]:
-    out, i = "", 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out, i = out + "(?:.*/)?", i + 3
-            continue
-        if pattern.startswith("**", i):
-            out, i = out + ".*", i + 2
-            continue
-        if ch == "*":
-            out += "[^/]*"
-        elif ch == "?":
-            out += "[^/]"
-        elif ch == "{":
-            end = pattern.find("}", i)
-            if end > i:
-                alts = pattern[i + 1 : end].split(",")
-                out += "(?:" + "|".join(re.escape(a) for a in alts) + ")"
-                i = end + 1
-                continue
-            out += re.escape(ch)
-        else:
-            out += re.escape(ch)
-        i += 1
-    return re.compile(out + r"\Z")
-
-
 def _matches(patterns: Sequence[str], folder: str, read: str) -> bool:
     path = os.path.normpath(os.path.join(folder, read))
     if not _below(path, folder):
         return False
     rel = os.path.relpath(path, folder).replace(os.sep, "/")
-    return any(_glob_re(p[2:] if p.startswith("./") else p).match(rel) for p in patterns)
+    return any(glob_re(p).match(rel) for p in patterns)
 
 
 def _below(path: str, folder: str) -> bool:

@@ -41,11 +41,11 @@ def _values(raw: str) -> list[str]:
     raw = re.sub(r"[ \t]+#.*$", "", raw).strip()
     if raw.startswith("[") and raw.endswith("]"):
         raw = raw[1:-1]
-    parts = _split(raw) if "," in raw else [raw]
+    parts = split_list(raw) if "," in raw else [raw]
     return [v for v in (p.strip().strip("'\"").strip() for p in parts) if v]
 
 
-def _split(text: str) -> list[str]:
+def split_list(text: str) -> list[str]:
     """``a, "b,c", {x,y}/*.ts``: commas split, but not inside quotes or braces."""
     out, depth, quote, word = [], 0, "", ""
     for ch in text:
