@@ -146,7 +146,7 @@ def load_pairs(root: Path) -> list[Pair]:
 
 def judge(pairs: Iterable[Pair]) -> list[Outcome]:
     """Audit every pair in this process, as ``padtui audit OLD NEW`` would."""
-    from padtui.core.audit import audit
+    from padtui.core.audit.rewrite import audit
     from padtui.core.errors import PadError
     from padtui.core.formats import load_pad
 
@@ -308,7 +308,7 @@ class RealOutcome:
 
 def judge_real(root: Path) -> list[RealOutcome]:
     """Audit every labelled real rewrite under ``root``, as ``padtui audit`` would."""
-    from padtui.core.audit import audit
+    from padtui.core.audit.rewrite import audit
     from padtui.core.errors import PadError
     from padtui.core.formats import load_pad
 

@@ -77,9 +77,9 @@ def _versions(tokens: int, tmp: str) -> dict[str, tuple[str, str]]:
 
 def _measure(pairs: dict[str, tuple[str, str]], repeat: int) -> dict[str, float]:
     """Seconds per audit (median of ``repeat``), counts cached, in this process."""
-    from padtui.core.audit import audit
+    from padtui.core.audit.rewrite import audit
+    from padtui.core.counting.tokens import counter_for
     from padtui.core.formats import load_pad
-    from padtui.core.tokens import counter_for
 
     counter = counter_for()
     got = {}

@@ -108,10 +108,10 @@ def _median_s(argv: list[str], repo: str, rounds: int) -> tuple[float, float, fl
 
 def _parts(repo: str, rev_range: str, rounds: int) -> dict[str, float]:
     sys.path.insert(0, ROOT)
-    from padtui.core import git
-    from padtui.core.audit import audit
+    from padtui.core.audit.rewrite import audit
+    from padtui.core.counting.tokens import counter_for
     from padtui.core.formats import MAX_PAD_BYTES, parse
-    from padtui.core.tokens import counter_for
+    from padtui.core.history import git
 
     path = os.path.join(repo, "CLAUDE.md")
     got: dict[str, list[float]] = {"git log": [], "cat-file": [], "parse + audit": []}

@@ -32,11 +32,11 @@ import padgen  # noqa: E402
 
 PROBE = """
 import json, sys, time
-import padtui.core.tokens as tokens
+import padtui.core.counting.tokens as tokens
 texts = json.load(open(sys.argv[2], encoding="utf-8"))
 start = time.perf_counter()
 if sys.argv[1] == "python":
-    from padtui.core.bpe import small_encoder
+    from padtui.core.counting.bpe import small_encoder
     enc = small_encoder("cl100k_base")
 else:
     enc = tokens.load_encoding("cl100k_base")

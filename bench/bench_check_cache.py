@@ -64,13 +64,13 @@ SITUATIONS = ("cold", "changed", "edited", "unchanged")
 STEPS = (
     MARKS
     + r"""
-import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
+import padtui.cli, padtui.report, padtui.core.compaction.plan, padtui.core.formats
 mark("imports")
 from padtui.core.formats import load_pad
 pad = load_pad(sys.argv[1]); mark("read")
-from padtui.core.tokens import counter_for
+from padtui.core.counting.tokens import counter_for
 counter = counter_for(); mark("load the encoding")
-from padtui.core.compaction import plan
+from padtui.core.compaction.plan import plan
 p = plan(pad, None, "strict", counter); mark("counts, claims, strict plan")
 p.rules_at_risk; mark("rules at risk")
 from padtui.report import plan_report
@@ -106,7 +106,7 @@ def steps(py: str, pad: str, env: dict[str, str], runs: int = 3) -> dict[str, fl
 TIMELINE = r"""
 import contextlib, io, json, sys, threading, time
 t0 = time.perf_counter()
-import padtui.core.tokens as tokens
+import padtui.core.counting.tokens as tokens
 seen = {}
 work = tokens._Chunks._work
 def timed(self):
@@ -116,7 +116,7 @@ def timed(self):
     seen[name]["end"] = (time.perf_counter() - t0) * 1000
     seen[name]["cpu"] = (time.thread_time() - cpu) * 1000
 tokens._Chunks._work = timed
-import padtui.core.countcache as countcache
+import padtui.core.counting.countcache as countcache
 save = countcache.CountCache.save
 def saved(self):
     at = time.perf_counter()

@@ -99,17 +99,17 @@ def mark(name):
 PHASES_OURS = (
     MARKS
     + r"""
-import padtui.cli, padtui.report, padtui.core.compaction, padtui.core.formats
+import padtui.cli, padtui.report, padtui.core.compaction.plan, padtui.core.formats
 mark("import padtui (no Textual)")
-from padtui.core.tokens import counter_for
+from padtui.core.counting.tokens import counter_for
 counter = counter_for(); mark("load cl100k_base")
 from padtui.core.formats import load_pad
 pad = load_pad(sys.argv[1]); mark("read + validate (json.loads, entries)")
-from padtui.core.claims import pad_claims
+from padtui.core.rules.claims import pad_claims
 counting = counter.start(e.text for e in pad.entries)
 pad_claims(pad.entries); mark("claims, while the threads encode")
 counting(); mark("count tokens: the rest of the wait")
-from padtui.core.compaction import plan
+from padtui.core.compaction.plan import plan
 p = plan(pad, None, "strict", counter); mark("strict plan (counts, claims cached)")
 p.claims_after; mark("claims after")
 from padtui.report import plan_report

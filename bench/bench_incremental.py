@@ -37,10 +37,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import padgen
 
-from padtui.core.inspection import Inspection, journal_seen
-from padtui.core.journal import Journal
-from padtui.core.tokens import TokenCounter, counter_for
-from padtui.core.watcher import read_once
+from padtui.core.counting.tokens import TokenCounter, counter_for
+from padtui.core.live.inspection import Inspection, journal_seen
+from padtui.core.live.watcher import read_once
+from padtui.core.storage.journal import Journal
 
 
 def main() -> None:

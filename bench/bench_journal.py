@@ -46,8 +46,8 @@ def rss_kib() -> int:
 
 
 async def run(path: str, versions: int, tokens: int) -> dict[str, Any]:
-    from padtui.core import store
-    from padtui.core.watcher import read_once
+    from padtui.core.live.watcher import read_once
+    from padtui.core.storage import store
     from padtui.tui.app import make_app
 
     entries = padgen.pad_entries(tokens)

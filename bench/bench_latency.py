@@ -99,7 +99,7 @@ async def measure(
             current.shown = time.perf_counter()
             shown.set()
 
-    import padtui.core.watcher as watcher
+    import padtui.core.live.watcher as watcher
 
     read_settled = watcher.read_settled
 

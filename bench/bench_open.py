@@ -39,7 +39,7 @@ MODES = ("no-cache", "cold", "warm")
 
 
 async def open_once(path: str, mode: str) -> dict[str, object]:
-    from padtui.core import tokens
+    from padtui.core.counting import tokens
     from padtui.tui.app import make_app
     from padtui.tui.widgets import EntryPane
 

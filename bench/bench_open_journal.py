@@ -27,7 +27,7 @@ import padgen
 
 def build(folder: str, tokens: int, versions: int) -> tuple[str, str]:
     from padtui.core.formats import parse
-    from padtui.core.journal import Journal
+    from padtui.core.storage.journal import Journal
 
     path = os.path.join(folder, "pad.json")
     journal_path = os.path.join(folder, "pad.journal.jsonl")
@@ -49,9 +49,9 @@ def build(folder: str, tokens: int, versions: int) -> tuple[str, str]:
 def open_once(
     path: str, journal_path: str, recent: int, most_bytes: int | None
 ) -> tuple[float, float]:
-    from padtui.core import tokens
-    from padtui.core.inspection import Inspection
-    from padtui.core.journal import Journal
+    from padtui.core.counting import tokens
+    from padtui.core.live.inspection import Inspection
+    from padtui.core.storage.journal import Journal
 
     tokens._counters.clear()
     tokens.counter_for()

@@ -64,8 +64,8 @@ def writer(path: str, log: str, mode: str, pause_ms: float, stop: str, seed: int
 
 
 def one_run(mode: str, commits: int, pause_ms: float, seed: int, journal: bool) -> dict[str, Any]:
-    from padtui.core import store
     from padtui.core.model import make_entry
+    from padtui.core.storage import store
 
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "pad.jsonl")
@@ -138,7 +138,7 @@ def main() -> None:
     )
     ap.add_argument("--replace", action="store_true", help="swap by os.replace, not exchange")
     args = ap.parse_args()
-    from padtui.core import fsio
+    from padtui.core.storage import fsio
 
     state = tempfile.TemporaryDirectory()  # the journals, when --journal
     os.environ["XDG_STATE_HOME"] = state.name

@@ -30,9 +30,9 @@ from bench_check_vs_baseline import child_env  # noqa: E402
 
 ONE = r"""
 import inspect, json, sys, time
-from padtui.core.countcache import CountCache
+from padtui.core.counting.countcache import CountCache
 from padtui.core.formats import load_pad
-from padtui.core.rules import find_rules
+from padtui.core.rules.finder import find_rules
 pad = load_pad(sys.argv[1])
 memo = CountCache(None, "cl100k_base").rules
 unsealed = "sealed" in inspect.signature(find_rules).parameters

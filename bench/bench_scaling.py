@@ -40,12 +40,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import padgen
 
-from padtui.core.audit import audit
-from padtui.core.claims import count_claims
-from padtui.core.compaction import plan
+from padtui.core.audit.rewrite import audit
+from padtui.core.compaction.plan import plan
+from padtui.core.counting.tokens import TokenCounter
 from padtui.core.formats import parse
 from padtui.core.model import Pad
-from padtui.core.tokens import TokenCounter
+from padtui.core.rules.claims import count_claims
 
 NOW = datetime(2026, 11, 14, 3, 30, tzinfo=UTC)
 

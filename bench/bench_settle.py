@@ -95,8 +95,8 @@ class Outcome:
 
 
 async def watch(path: str, fmt: str, saves: int, log: str) -> Outcome:
-    from padtui.core import store
     from padtui.core.formats import parse
+    from padtui.core.storage import store
     from padtui.tui.app import make_app
 
     app = make_app(path)

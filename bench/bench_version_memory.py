@@ -1,6 +1,6 @@
 """Benchmark: the memory each kept version of a live pad costs the inspector.
 
-An inspection (``padtui.core.inspection.Inspection``, as the inspector and the fleet keep
+An inspection (``padtui.core.live.inspection.Inspection``, as the inspector and the fleet keep
 one a pad) takes in ``--versions`` versions of a pad of ``--tokens`` tokens
 (``bench/padgen.py``), one entry changed each, each read against the version before as the
 watch reads it, examined and journaled as the inspector does (``--no-journal``: not). The
@@ -30,9 +30,9 @@ import padgen
 
 
 def main() -> None:
-    from padtui.core.inspection import Inspection, journal_seen
-    from padtui.core.store import Snapshot
-    from padtui.core.watcher import read_once
+    from padtui.core.live.inspection import Inspection, journal_seen
+    from padtui.core.live.watcher import read_once
+    from padtui.core.storage.store import Snapshot
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tokens", type=int, default=200_000)

@@ -76,7 +76,7 @@ def cases(root: Path) -> list[tuple[str, Path]]:
 def judge_case(kind: str, folder: Path) -> Outcome:
     from padtui.claude.hooks import Event, rules_in_force
     from padtui.claude.memory import read_memory
-    from padtui.core.guard import judgement
+    from padtui.core.agents.guard import judgement
 
     label = json.loads((folder / "expect.json").read_text(encoding="utf-8"))
     summary = (folder / "summary.txt").read_text(encoding="utf-8")

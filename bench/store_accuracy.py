@@ -23,8 +23,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from padtui.core.audit import audit
-from padtui.core.carry import stems
+from padtui.core.audit.carry import stems
+from padtui.core.audit.rewrite import audit
 from padtui.core.memory import git as store_git
 from padtui.core.memory.audit import (
     StoreAudit,
@@ -35,7 +35,7 @@ from padtui.core.memory.audit import (
 )
 from padtui.core.memory.discovery import Store, folder_store
 from padtui.core.model import Pad
-from padtui.core.rules import entry_rules
+from padtui.core.rules.finder import entry_rules
 
 CRITICAL = ("CONSTRAINT_DROPPED", "CONSTRAINT_WEAKENED")
 MOVES = ("RULE_MOVED", "RULE_SCOPE_NARROWED")

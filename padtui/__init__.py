@@ -28,14 +28,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from padtui.core.audit import Audit, Finding, audit
-    from padtui.core.compaction import Plan, compact, plan
+    from padtui.core.audit.rewrite import Audit, Finding, audit
+    from padtui.core.compaction.plan import Plan, compact, plan
+    from padtui.core.compaction.sealing import externalize
+    from padtui.core.counting.tokens import TokenCounter, counter_for
     from padtui.core.errors import EncodingUnavailable, PadError, UnrecoverableCompactionError
     from padtui.core.formats import PadFile, load, load_pad
-    from padtui.core.journal import Journal
     from padtui.core.model import Entry, Pad, make_entry
-    from padtui.core.sealing import externalize
-    from padtui.core.store import (
+    from padtui.core.storage.journal import Journal
+    from padtui.core.storage.store import (
         CommitError,
         Conflict,
         LockTimeout,
@@ -48,19 +49,18 @@ if TYPE_CHECKING:
         read,
         restore,
     )
-    from padtui.core.tokens import TokenCounter, counter_for
 
 # The API is imported on first use, so that ``padtui check`` (and an agent that only plans)
 # does not pay for the audit, the journal and the safe-write machinery at start-up.
 _HOME = {
-    "padtui.core.audit": ("Audit", "Finding", "audit"),
-    "padtui.core.compaction": ("Plan", "compact", "plan"),
+    "padtui.core.audit.rewrite": ("Audit", "Finding", "audit"),
+    "padtui.core.compaction.plan": ("Plan", "compact", "plan"),
     "padtui.core.errors": ("EncodingUnavailable", "PadError", "UnrecoverableCompactionError"),
     "padtui.core.formats": ("PadFile", "load", "load_pad"),
-    "padtui.core.journal": ("Journal",),
+    "padtui.core.storage.journal": ("Journal",),
     "padtui.core.model": ("Entry", "Pad", "make_entry"),
-    "padtui.core.sealing": ("externalize",),
-    "padtui.core.store": (
+    "padtui.core.compaction.sealing": ("externalize",),
+    "padtui.core.storage.store": (
         "CommitError",
         "Conflict",
         "LockTimeout",
@@ -73,7 +73,7 @@ _HOME = {
         "WriteFailed",
         "restore",
     ),
-    "padtui.core.tokens": ("TokenCounter", "counter_for"),
+    "padtui.core.counting.tokens": ("TokenCounter", "counter_for"),
 }
 _WHERE = {name: module for module, names in _HOME.items() for name in names}
 

@@ -18,13 +18,13 @@ from padtui import telemetry
 from padtui.cli.outcome import FOUND, OK, UsageError
 from padtui.cli.parser import rule_map
 from padtui.cli.render import print_json, print_lines
-from padtui.core import git
-from padtui.core.audit import Audit, audit
+from padtui.core.audit.rewrite import Audit, audit
+from padtui.core.counting.tokens import counter_for
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import MAX_PAD_BYTES, format_of, parse
+from padtui.core.history import git
 from padtui.core.model import Pad
 from padtui.core.text import one_line
-from padtui.core.tokens import counter_for
 from padtui.report import audit_lines
 
 FAILING = ("corruption", "unreadable")

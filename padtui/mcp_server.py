@@ -26,7 +26,7 @@ from mcp.types import ToolAnnotations
 from pydantic import ValidationError
 
 from padtui import __version__, telemetry
-from padtui.core import fsio, sealing, store
+from padtui.core.compaction import sealing
 from padtui.core.errors import EncodingUnavailable, PadError, json_type, shown
 from padtui.core.formats import (
     MAX_BUDGET,
@@ -38,14 +38,15 @@ from padtui.core.formats import (
     pad_from_bytes,
     parse,
 )
+from padtui.core.storage import fsio, store
 from padtui.core.text import one_line
 from padtui.report import plan_json
 
 if TYPE_CHECKING:
-    from padtui.core.compaction import Plan
-    from padtui.core.journal import Version
+    from padtui.core.compaction.plan import Plan
+    from padtui.core.counting.tokens import TokenCounter
     from padtui.core.model import Pad
-    from padtui.core.tokens import TokenCounter
+    from padtui.core.storage.journal import Version
 
 MAX_HISTORY = 1000
 MAX_PATH_BYTES = 4096  # a path longer than the system's own limit names no file
@@ -179,7 +180,7 @@ def _plan_report(path: str, plan: Plan, fmt: str) -> dict[str, Any]:
 
 
 def _counter(path: str, pad: Pad) -> TokenCounter:
-    from padtui.core.tokens import counter_for
+    from padtui.core.counting.tokens import counter_for
 
     try:
         return counter_for(pad.encoding)
@@ -214,7 +215,7 @@ class Guard:
     def check(
         self, path: str, budget: int | None = None, policy: Literal["strict", "seed"] = "strict"
     ) -> dict[str, Any]:
-        from padtui.core.compaction import plan
+        from padtui.core.compaction.plan import plan
 
         with _tool_errors():
             budget = _budget(budget)
@@ -224,8 +225,8 @@ class Guard:
             return _plan_report(path, result, fmt)
 
     def audit(self, path: str, new_text: str = "", new_path: str = "") -> dict[str, Any]:
-        from padtui.core.audit import audit
-        from padtui.core.tokens import counter_for
+        from padtui.core.audit.rewrite import audit
+        from padtui.core.counting.tokens import counter_for
 
         if new_text and new_path:
             raise ToolError("give new_text (the rewrite about to be written) or new_path, not both")
@@ -253,7 +254,7 @@ class Guard:
     def compact(
         self, path: str, budget: int | None = None, confirm: str | None = None
     ) -> dict[str, Any]:
-        from padtui.core.compaction import plan
+        from padtui.core.compaction.plan import plan
 
         with _tool_errors():
             budget = _budget(budget)
@@ -308,7 +309,7 @@ class Guard:
         return {"path": j.path, "version": after.version} if j is not None else None
 
     def history(self, path: str, limit: int = 20) -> dict[str, Any]:
-        from padtui.core.history import history
+        from padtui.core.history.versions import history
 
         if not 1 <= limit <= MAX_HISTORY:
             raise ToolError(f"limit: between 1 and {MAX_HISTORY}, got {limit}")
@@ -348,7 +349,7 @@ class Guard:
             return json.dumps({"path": real, "sealed": entries}, ensure_ascii=False)
 
     def findings(self, real: str) -> str:
-        from padtui.core.history import history
+        from padtui.core.history.versions import history
 
         with _resource_errors():
             journal = store.journal_of(real, True)

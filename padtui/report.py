@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from padtui.core import letta
-from padtui.core.compaction import Plan, RuleAtRisk, kind_words
+from padtui.core.agents import letta
+from padtui.core.compaction.plan import Plan, RuleAtRisk, kind_words
 from padtui.core.text import one_line
 
 if TYPE_CHECKING:  # (the audit is not imported by `padtui check`, which only plans)
-    from padtui.core.audit import Audit
+    from padtui.core.audit.rewrite import Audit
 
 GAUGE_WIDTH = 40
 MAX_LISTED = 20

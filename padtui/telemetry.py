@@ -41,13 +41,13 @@ from padtui.core.text import one_line
 from padtui.core.vocabulary import FindingCode
 
 if TYPE_CHECKING:
-    from padtui.core.audit import Audit, Finding
-    from padtui.core.compaction import Plan
-    from padtui.core.guard import Judgement
-    from padtui.core.inspection import Inspection, SeenVersion
+    from padtui.core.agents.guard import Judgement
+    from padtui.core.audit.rewrite import Audit, Finding
+    from padtui.core.compaction.plan import Plan
+    from padtui.core.counting.tokens import TokenCounter
+    from padtui.core.live.inspection import Inspection, SeenVersion
     from padtui.core.model import Pad
-    from padtui.core.rules import RuleMap, RuleMemo
-    from padtui.core.tokens import TokenCounter
+    from padtui.core.rules.finder import RuleMap, RuleMemo
 
 ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 TIMEOUTS = ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT")
@@ -586,7 +586,7 @@ def _rules_lost(
 ) -> tuple[int, int]:
     """The rules of the version before, and those of its entries a finding says lost or
     weakened a rule (all of such an entry's rules count as lost)."""
-    from padtui.core.rules import find_rules
+    from padtui.core.rules.finder import find_rules
 
     rules = find_rules(old, rule_map, memo)
     index = {e.label: e.index for e in old.entries}

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from padtui.core.tokens import counter_for
+from padtui.core.counting.tokens import counter_for
 
 PAYLOADS = {
     "OSC 0 (window title)": "\x1b]0;pwned\x07",

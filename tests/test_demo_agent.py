@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import pytest
 
-from padtui.core.audit import audit
+from padtui.core.audit.rewrite import audit
 from padtui.core.errors import PadError
 from padtui.core.formats import load, parse
 from padtui.demo_agent import ScriptedAgent, load_scenario, names

@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from padtui.core.audit import totals
+from padtui.core.agents.guard import SummaryAudit, conversation_rules, judgement
+from padtui.core.agents.transcript import Compaction, Transcript
+from padtui.core.audit.rewrite import totals
+from padtui.core.counting.tokens import TokenCounter
 from padtui.core.formats import Layout, PadFile
 from padtui.core.formats import markdown as md
-from padtui.core.guard import SummaryAudit, conversation_rules, judgement
-from padtui.core.inspection import Examined, digest
-from padtui.core.store import snapshot_of
-from padtui.core.tokens import TokenCounter
-from padtui.core.transcript import Compaction, Transcript
+from padtui.core.live.inspection import Examined, digest
+from padtui.core.storage.store import snapshot_of
 from padtui.core.vocabulary import Verdict
 
 NO_SUMMARY = "no summary record after the boundary"

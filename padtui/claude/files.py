@@ -9,8 +9,8 @@ import os
 import tempfile
 from typing import Any
 
-from padtui.core import fsio
-from padtui.core.journal import state_dir
+from padtui.core.storage import fsio
+from padtui.core.storage.journal import state_dir
 
 
 def session_state_path(session_id: str) -> str:

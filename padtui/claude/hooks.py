@@ -15,8 +15,8 @@ from typing import Any
 
 from padtui import telemetry
 from padtui.claude import files, memory
-from padtui.core import transcript
-from padtui.core.guard import Judgement, RuleInForce, conversation_rules, judgement
+from padtui.core.agents import transcript
+from padtui.core.agents.guard import Judgement, RuleInForce, conversation_rules, judgement
 
 MAX_BLOCK_RULES = 30  # a /compact instruction longer than this is not one to paste
 

@@ -20,12 +20,12 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from padtui.core import fsio
+from padtui.core.agents.guard import RuleInForce, file_rules
 from padtui.core.errors import PadError
 from padtui.core.formats import read_bytes
-from padtui.core.guard import RuleInForce, file_rules
 from padtui.core.memory.front import split_list
 from padtui.core.memory.patterns import glob_re
+from padtui.core.storage import fsio
 
 MAX_MEMORY_BYTES = 1 << 20  # a memory file larger than this is not one a person wrote
 MANAGED_ENV = "PADTUI_CLAUDE_MANAGED"  # the managed policy file's path, for tests and odd installs

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from padtui.claude import files
-from padtui.core import fsio
 from padtui.core.errors import PadError
-from padtui.core.journal import state_dir
+from padtui.core.storage import fsio
+from padtui.core.storage.journal import state_dir
 
 HOOKS = (
     ("PreCompact", "manual|auto", "pre-compact"),

@@ -15,10 +15,10 @@ from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.progress import Progress
 
 if TYPE_CHECKING:
-    from padtui.core.compaction import Plan
+    from padtui.core.compaction.plan import Plan
+    from padtui.core.counting.tokens import TokenCounter
     from padtui.core.model import Pad
-    from padtui.core.store import CommitError, Snapshot
-    from padtui.core.tokens import TokenCounter
+    from padtui.core.storage.store import CommitError, Snapshot
 
 
 # --- counting --------------------------------------------------------------------------------
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 def _plan(args: argparse.Namespace) -> Plan:
     """The trial of ``check`` and of ``compact`` without ``--write`` (nothing is written back,
     so the pad is read without the layout a write needs)."""
-    from padtui.core.compaction import plan
+    from padtui.core.compaction.plan import plan
     from padtui.core.formats import format_of, load_pad
 
     with Progress(f"checking {args.path}"):
@@ -55,11 +55,11 @@ def _counter(args: argparse.Namespace, path: str, pad: Pad) -> TokenCounter:
 def cached_counter(args: argparse.Namespace, path: str, encoding: str | None) -> TokenCounter:
     """The token counter of a command on the pad at ``path``: with the pad's count cache
     (padtui/core/countcache.py) unless ``--no-cache``."""
-    from padtui.core.tokens import DEFAULT_ENCODING, TokenCounter, counter_for
+    from padtui.core.counting.tokens import DEFAULT_ENCODING, TokenCounter, counter_for
 
     if args.no_cache:
         return counter_for(encoding)
-    from padtui.core.countcache import CountCache
+    from padtui.core.counting.countcache import CountCache
 
     name = encoding or DEFAULT_ENCODING
     return TokenCounter(name, CountCache.for_pad(path, name))
@@ -94,7 +94,7 @@ def journal_arg(args: argparse.Namespace) -> str | bool:
 
 
 def _journal_json(args: argparse.Namespace, after: Snapshot) -> dict[str, Any] | None:
-    from padtui.core.store import journal_of
+    from padtui.core.storage.store import journal_of
 
     j = journal_of(args.path, journal_arg(args))
     return {"path": j.path, "version": after.version} if j is not None else None
@@ -103,7 +103,7 @@ def _journal_json(args: argparse.Namespace, after: Snapshot) -> dict[str, Any] |
 def _journal_text(args: argparse.Namespace, after: Snapshot) -> str:
     if after.version is None:
         return "no journal"
-    from padtui.core.store import journal_of
+    from padtui.core.storage.store import journal_of
 
     j = journal_of(args.path, journal_arg(args))
     return f"journal: version {after.version} in {j.path if j else '-'}"
@@ -112,7 +112,7 @@ def _journal_text(args: argparse.Namespace, after: Snapshot) -> str:
 def missed(exc: CommitError, args: argparse.Namespace, report: dict[str, Any]) -> Outcome:
     """A commit that did not happen, one line on stderr: exit 1 for a CAS miss or a lock held,
     2 for one the system or the pad's place would not allow (a full disk, a read-only pad)."""
-    from padtui.core.store import WriteFailed
+    from padtui.core.storage.store import WriteFailed
 
     message = exc.line()
     code = BAD if isinstance(exc, WriteFailed) else FOUND
@@ -153,9 +153,9 @@ def compact(args: argparse.Namespace) -> Outcome:
 
 def _compact_write(args: argparse.Namespace) -> Outcome:
     """``compact --write``: plan from a stamped read, commit by compare-and-swap."""
-    from padtui.core import store
-    from padtui.core.compaction import plan as make_plan
+    from padtui.core.compaction.plan import plan as make_plan
     from padtui.core.formats import check_writable
+    from padtui.core.storage import store
     from padtui.report import plan_json, plan_report
 
     # a Letta .af file: exit 2, nothing read or written
@@ -196,8 +196,9 @@ def _compact_write(args: argparse.Namespace) -> Outcome:
 
 
 def externalize(args: argparse.Namespace) -> Outcome:
-    from padtui.core import sealing, store
+    from padtui.core.compaction import sealing
     from padtui.core.formats import check_writable
+    from padtui.core.storage import store
     from padtui.core.text import one_line
 
     check_writable(args.path, args.format, seals=True)  # a Letta .af file: exit 2
@@ -228,7 +229,7 @@ def externalize(args: argparse.Namespace) -> Outcome:
 
 
 def audit(args: argparse.Namespace) -> Outcome:
-    from padtui.core.audit import audit
+    from padtui.core.audit.rewrite import audit
     from padtui.core.formats import load_pad
     from padtui.report import audit_report
 

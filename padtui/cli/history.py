@@ -16,15 +16,15 @@ from padtui.core.errors import PadError
 from padtui.progress import Progress
 
 if TYPE_CHECKING:
-    from padtui.core.history import HistoryRow
-    from padtui.core.journal import Journal
+    from padtui.core.history.versions import HistoryRow
+    from padtui.core.storage.journal import Journal
 
 
 def history(args: argparse.Namespace) -> Outcome:
     from padtui.cli.screens import travel
-    from padtui.core import store
-    from padtui.core.history import history as verdicts
-    from padtui.core.history import outstanding
+    from padtui.core.history.versions import history as verdicts
+    from padtui.core.history.versions import outstanding
+    from padtui.core.storage import store
 
     if args.no_journal:
         raise UsageError("history reads the journal; --no-journal makes no sense here")
@@ -99,8 +99,8 @@ def _acknowledge(journal: Journal, rows: Sequence[HistoryRow], n: int) -> None:
 
 
 def _restore(args: argparse.Namespace, journal: Journal) -> Outcome:
-    from padtui.core import store
     from padtui.core.formats import check_writable, read_bytes
+    from padtui.core.storage import store
 
     check_writable(args.path, args.format)  # a Letta .af file: exit 2
 

@@ -12,7 +12,7 @@ from padtui.cli.options import Parser, path_help, shared_options
 from padtui.cli.outcome import UsageError
 
 if TYPE_CHECKING:
-    from padtui.core.rules import RuleMap
+    from padtui.core.rules.finder import RuleMap
 
 COMMANDS = (
     "watch",
@@ -55,7 +55,7 @@ def unknown_command(word: str) -> str:
 def rule_map(args: argparse.Namespace) -> RuleMap | None:
     """The places of rules ``--rule-heading`` and ``--only-rule-headings`` ask for (None:
     padtui's own)."""
-    from padtui.core.rules import RuleMap
+    from padtui.core.rules.finder import RuleMap
 
     words = [w for w in getattr(args, "rule_heading", []) if w.strip()]
     if getattr(args, "only_rule_headings", False):

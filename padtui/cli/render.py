@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from padtui.cli.outcome import BAD, Outcome
 
 if TYPE_CHECKING:
-    from padtui.core.history import HistoryRow
+    from padtui.core.history.versions import HistoryRow
 
 
 def print_lines(*lines: str, flush: bool = False) -> None:
@@ -95,7 +95,7 @@ def history_text(
     damage: Sequence[tuple[int, str]] = (),
     lost: Collection[int] = (),
 ) -> str:
-    from padtui.core.history import restored
+    from padtui.core.history.versions import restored
     from padtui.core.text import one_line
 
     back = restored(list(rows))

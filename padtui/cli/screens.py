@@ -15,7 +15,7 @@ from padtui.cli.render import print_lines
 from padtui.core.errors import PadError
 
 if TYPE_CHECKING:
-    from padtui.core.journal import Journal
+    from padtui.core.storage.journal import Journal
 
 
 def _terminal() -> bool:
@@ -50,8 +50,8 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def watch(args: argparse.Namespace) -> Outcome:
     """The live inspector."""
+    from padtui.core.counting.tokens import counter_for
     from padtui.core.formats import format_of, read_bytes
-    from padtui.core.tokens import counter_for
 
     if os.path.isdir(args.path):
         return _fleet(args)
@@ -105,7 +105,7 @@ def store(args: argparse.Namespace) -> Outcome:
 
 def _fleet(args: argparse.Namespace) -> Outcome:
     """``padtui DIR``: the fleet view of every pad in the folder."""
-    from padtui.core.tokens import counter_for
+    from padtui.core.counting.tokens import counter_for
 
     if args.journal:
         raise UsageError(
@@ -210,7 +210,7 @@ def demo(args: argparse.Namespace) -> Outcome:
 
 def replay(args: argparse.Namespace) -> Outcome:
     """Open the inspector on the versions a journal recorded."""
-    from padtui.core.journal import Journal
+    from padtui.core.storage.journal import Journal
 
     if not os.path.isfile(args.journal):
         raise PadError(args.journal, "no such journal file")

@@ -14,7 +14,7 @@ from padtui import telemetry
 from padtui.cli.outcome import FOUND, OK, Outcome, UsageError
 from padtui.cli.parser import rule_map
 from padtui.cli.render import print_json, print_lines
-from padtui.core.audit import Audit
+from padtui.core.audit.rewrite import Audit
 from padtui.core.errors import PadError
 from padtui.core.memory.audit import StoreAudit, audit_stores
 from padtui.core.memory.discovery import Store, folder_store
@@ -112,7 +112,7 @@ def store_range(files: list[str]) -> tuple[str | None] | None:
     """For ``audit --git`` with no PATH: the range to audit the store over (``(None,)``: the
     staged store); None when a PATH is named (each named file is audited as before). A lone
     argument is a range when it has ``..``, or a revision (not a file) for its whole history."""
-    from padtui.core import git
+    from padtui.core.history import git
 
     if not files:
         return (None,)

@@ -18,12 +18,12 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from padtui import telemetry
-from padtui.core import store
-from padtui.core.countcache import PadCounters
-from padtui.core.inspection import Inspection
-from padtui.core.rules import RuleMap
+from padtui.core.counting.countcache import PadCounters
+from padtui.core.live.inspection import Inspection
+from padtui.core.live.watcher import Reading
+from padtui.core.rules.finder import RuleMap
+from padtui.core.storage import store
 from padtui.core.text import clean
-from padtui.core.watcher import Reading
 from padtui.tui.inspector import InspectorScreen, resume_collection
 from padtui.tui.keys import help_and_quit
 from padtui.tui.screens import HelpScreen

@@ -22,10 +22,10 @@ from textual.widgets import Static
 
 from padtui.claude.compactions import Judged, examined, judged, pad_files
 from padtui.claude.projects import SessionFile
-from padtui.core.inspection import Inspection, SeenVersion
+from padtui.core.agents.transcript import Reader
+from padtui.core.live.inspection import Inspection, SeenVersion
+from padtui.core.live.watcher import Reading
 from padtui.core.text import clean, one_line
-from padtui.core.transcript import Reader
-from padtui.core.watcher import Reading
 from padtui.tui.app import PadtuiApp
 from padtui.tui.inspector import InspectorScreen, Prepared, failure
 from padtui.tui.replay import ReplayApp, Stepping, recorded_screen

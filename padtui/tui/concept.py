@@ -11,7 +11,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from padtui.core.inspection import Inspection
+from padtui.core.live.inspection import Inspection
 from padtui.core.text import one_line
 
 SECTIONS: dict[str, tuple[str, str]] = {

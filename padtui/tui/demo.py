@@ -16,9 +16,9 @@ from textual import work
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from padtui.core.inspection import Inspection
+from padtui.core.live.inspection import Inspection
+from padtui.core.live.watcher import read_settled
 from padtui.core.text import clean
-from padtui.core.watcher import read_settled
 from padtui.demo_agent import Scenario, ScriptedAgent, StepResult
 from padtui.tui.app import PadApp, PadtuiApp
 

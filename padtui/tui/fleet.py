@@ -1,7 +1,7 @@
 """The fleet view (``padtui DIR``): every pad in a folder, one row each, live.
 
 Developers who run agents run many. This watches a folder (not recursively) and keeps one
-:class:`~padtui.core.inspection.Inspection` per pad file in it (``.json``, ``.jsonl``,
+:class:`~padtui.core.live.inspection.Inspection` per pad file in it (``.json``, ``.jsonl``,
 ``.md``; hidden files are passed over: agents write their temporary files so), so that every
 pad's successive versions are audited as the inspector audits them. Each row shows the pad's
 name, a small gauge, tokens against the budget, the time of its last change, the worst verdict
@@ -48,17 +48,17 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from padtui import telemetry
-from padtui.core import store
 from padtui.core.formats import format_for_name, suffixes
-from padtui.core.inspection import (
+from padtui.core.live.inspection import (
     OWN,
     Alarm,
     Inspection,
     Observed,
     utc_now,
 )
+from padtui.core.live.watcher import Reading, read_settled_pausing_here, watch_fault
+from padtui.core.storage import store
 from padtui.core.text import clean, one_line
-from padtui.core.watcher import Reading, read_settled_pausing_here, watch_fault
 from padtui.tui.app import PadtuiApp, Settings, inspection_of, keep_counts
 from padtui.tui.inspector import (
     FAILED,

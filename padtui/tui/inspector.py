@@ -1,5 +1,5 @@
 """The inspector: one pad's screen, with its keys (trial, step, commit, externalize, budget,
-policy, history, alarms), over a :class:`~padtui.core.inspection.Inspection`.
+policy, history, alarms), over a :class:`~padtui.core.live.inspection.Inspection`.
 
 Every face of padtui that shows a pad shows it through this screen: the inspector app
 pushes it on the pad it watches, the fleet on the pad opened from its table, replay on a
@@ -38,14 +38,14 @@ from textual.message import Message
 from textual.widgets import Static
 
 from padtui import telemetry
-from padtui.core import letta, sealing, store
-from padtui.core.at_risk import AtRisk
-from padtui.core.audit import totals
-from padtui.core.compaction import Plan, RuleAtRisk
-from padtui.core.ends import common_ends
+from padtui.core.agents import letta
+from padtui.core.audit.rewrite import totals
+from padtui.core.compaction import sealing
+from padtui.core.compaction.plan import Plan, RuleAtRisk
 from padtui.core.errors import EncodingUnavailable, PadError
 from padtui.core.formats import PadFile, format_for_name, named, read_only_reason
-from padtui.core.inspection import (
+from padtui.core.live.at_risk import AtRisk
+from padtui.core.live.inspection import (
     Alarm,
     Examined,
     Inspection,
@@ -56,12 +56,14 @@ from padtui.core.inspection import (
     journal_seen,
     journaled_already,
 )
-from padtui.core.journal import Journal
+from padtui.core.live.watcher import Reading, load_watch, read_settled, watch_pad
 from padtui.core.model import Entry, Pad
-from padtui.core.rules import RuleMap, RuleMemo
-from padtui.core.store import Snapshot
+from padtui.core.rules.finder import RuleMap, RuleMemo
+from padtui.core.sequences.ends import common_ends
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal
+from padtui.core.storage.store import Snapshot
 from padtui.core.text import clean, one_line
-from padtui.core.watcher import Reading, load_watch, read_settled, watch_pad
 from padtui.tui.concept import ConceptScreen
 from padtui.tui.keys import KeysFooter, help_and_quit, key
 from padtui.tui.screens import (

@@ -9,10 +9,10 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from padtui.core import store
 from padtui.core.errors import PadError
-from padtui.core.inspection import Inspection, SeenVersion
-from padtui.core.journal import Journal
+from padtui.core.live.inspection import Inspection, SeenVersion
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal
 from padtui.core.text import clean
 from padtui.tui.app import PadtuiApp
 from padtui.tui.inspector import InspectorScreen

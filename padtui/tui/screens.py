@@ -16,10 +16,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, OptionList, Sparkline, Static
 from textual.widgets.option_list import Option
 
-from padtui.core import letta
-from padtui.core.audit import Finding
-from padtui.core.compaction import Plan, RuleAtRisk
-from padtui.core.inspection import Alarm, SeenVersion
+from padtui.core.agents import letta
+from padtui.core.audit.rewrite import Finding
+from padtui.core.compaction.plan import Plan, RuleAtRisk
+from padtui.core.live.inspection import Alarm, SeenVersion
 from padtui.core.text import clean, one_line
 from padtui.tui.keys import KeysFooter, close_and_why
 from padtui.tui.verdicts import verdict_style

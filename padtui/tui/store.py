@@ -24,12 +24,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, ProgressBar, Static
 from textual.worker import get_current_worker
 
+from padtui.core.counting.tokens import TokenCounter, counter_for
 from padtui.core.memory.discovery import SKIPPED
 from padtui.core.memory.live import LiveStore, Version, journal_path
 from padtui.core.memory.patterns import Pattern
-from padtui.core.rules import entry_rules
+from padtui.core.rules.finder import entry_rules
 from padtui.core.text import clean, one_line
-from padtui.core.tokens import TokenCounter, counter_for
 from padtui.core.vocabulary import Scope, Severity, Verdict
 from padtui.tui.app import PadtuiApp
 from padtui.tui.keys import KeysFooter, key

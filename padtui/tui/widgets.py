@@ -27,8 +27,8 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from padtui.core.ends import common_ends
 from padtui.core.model import Entry, made_whole
+from padtui.core.sequences.ends import common_ends
 from padtui.core.text import clean
 from padtui.tui.drawing import PaneLines, PaneScrollBar
 

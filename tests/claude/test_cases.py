@@ -56,6 +56,6 @@ def test_case(kind: str, folder: Path, tmp_path: Path, monkeypatch: pytest.Monke
     ],
 )
 def test_a_wish_for_the_work_is_no_rule_of_the_user(text: str, rule: bool) -> None:
-    from padtui.core.guard import message_rules
+    from padtui.core.agents.guard import message_rules
 
     assert bool(message_rules([(1, text, "your message")])) is rule

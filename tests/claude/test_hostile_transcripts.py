@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import transcript
+from padtui.core.agents import transcript
 from tests.claude.sessions import DROPPED, RULE_MIGRATIONS, RULE_TESTS, Session
 
 BAD_LINES = {

@@ -450,7 +450,7 @@ def test_a_blob_over_the_limit_is_refused_before_it_is_read(capsys, repo, monkey
     """Its size is asked of git first: a blob over the limit is never loaded (a 1 GB
     CLAUDE.md in a history must not be read whole to be refused)."""
     import padtui.gate
-    from padtui.core import git as core_git
+    from padtui.core.history import git as core_git
 
     big = repo / "CLAUDE.md"
     commit(repo, "Paste a log into the memory", START + "- log line\n" * 400)

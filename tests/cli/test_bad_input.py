@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from padtui.cli import main
 from padtui.core import formats
-from padtui.core.compaction import plan
+from padtui.core.compaction.plan import plan
+from padtui.core.counting.tokens import counter_for
 from padtui.core.errors import PadError
-from padtui.core.tokens import counter_for
 
 Setup = Callable[[Path], Path]
 

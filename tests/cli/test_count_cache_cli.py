@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import countcache
+from padtui.core.counting import countcache
 from tests.cli.test_commands import SAMPLES, run
 
 PAD = SAMPLES / "retry-5xx-under-pressure.json"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import store
-from padtui.core.journal import Journal, journal_path_for
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal, journal_path_for
 from padtui.tui.replay import ReplayApp
 from tests.cli.test_write_commands import make_pad, one_error_line, run
 

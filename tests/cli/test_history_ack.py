@@ -8,9 +8,9 @@ import json
 import shutil
 from pathlib import Path
 
-from padtui.core import store
-from padtui.core.history import history, outstanding
-from padtui.core.journal import Journal
+from padtui.core.history.versions import history, outstanding
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal
 from tests.cli.test_commands import run
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads" / "transitions"

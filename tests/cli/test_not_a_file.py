@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import store
+from padtui.core.storage import store
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_pads" / "healthy.json"
 

@@ -70,7 +70,7 @@ def test_history_takes_the_rule_map(tmp_path: Path, capsys: pytest.CaptureFixtur
     journal = tmp_path / "j.jsonl"
     pad.write_text(NEW, encoding="utf-8")
     # the two versions journaled, as the inspector journals what it sees
-    from padtui.core.journal import Journal
+    from padtui.core.storage.journal import Journal
 
     j = Journal(str(journal), str(pad))
     j.append(OLD.encode(), "md", "seen")

@@ -120,7 +120,7 @@ def test_every_way_out_pasted_from_elsewhere_works(tmp_path: Path, memory: str, 
 def sealed_rules(path: Path) -> set[str]:
     """The rules of the sealed entries (which ``rules_at_risk`` leaves out)."""
     from padtui.core import formats
-    from padtui.core.rules import find_rules
+    from padtui.core.rules.finder import find_rules
 
     pad = formats.load(str(path)).pad
     return {r.text for r in find_rules(pad) if pad.entries[r.entry].sealed}

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from padtui.cli import main
-from padtui.core import compaction, store
-from padtui.core.journal import Journal, journal_path_for
+from padtui.core.compaction import plan as compaction
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal, journal_path_for
 
 PAD = {
     "budget_tokens": 90,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import fsio, store
-from padtui.core.journal import Journal, journal_path_for
+from padtui.core.storage import fsio, store
+from padtui.core.storage.journal import Journal, journal_path_for
 from tests.cli.test_write_commands import one_error_line, run
 
 PAD = {

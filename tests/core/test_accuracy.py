@@ -78,7 +78,7 @@ def test_the_audit_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     pairs = acc.load_pairs(acc.CORPUS)[::9]
     script = (
         "import json, sys\n"
-        "from padtui.core.audit import audit\n"
+        "from padtui.core.audit.rewrite import audit\n"
         "from padtui.core.formats import load_pad\n"
         "out = [audit(load_pad(a), load_pad(b)).as_json() for a, b in json.load(sys.stdin)]\n"
         "print(json.dumps(out, sort_keys=True))\n"

@@ -13,11 +13,11 @@ import json
 
 import pytest
 
-from padtui.core.audit import Audit, audit
+from padtui.core.audit.rewrite import Audit, audit
+from padtui.core.audit.wording import cut
+from padtui.core.counting.tokens import counter_for
 from padtui.core.formats import markdown
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.tokens import counter_for
-from padtui.core.wording import cut
 
 COUNTER = counter_for("cl100k_base")
 CRITICAL_CODES = {"CONSTRAINT_DROPPED", "CONSTRAINT_WEAKENED"}
@@ -445,7 +445,7 @@ PASTED = [
 
 @pytest.mark.parametrize(("message", "rule"), PASTED)
 def test_pasted_logs_and_code_are_no_rules(message: str, rule: str) -> None:
-    from padtui.core.guard import message_rules
+    from padtui.core.agents.guard import message_rules
 
     assert [r.text for r in message_rules([(7, message, "your message")])] == [rule]
 
@@ -458,7 +458,7 @@ def test_pasted_logs_and_code_are_no_rules(message: str, rule: str) -> None:
     ],
 )
 def test_an_answers_no_is_no_prohibition(answer: str, summary: str) -> None:
-    from padtui.core.guard import judgement, message_rules
+    from padtui.core.agents.guard import judgement, message_rules
 
     rules = message_rules([(3, answer, "your message")])
     assert rules and not rules[0].text.lower().startswith(("no", "nein"))
@@ -466,7 +466,7 @@ def test_an_answers_no_is_no_prohibition(answer: str, summary: str) -> None:
 
 
 def test_a_shortened_path_is_the_same_name() -> None:
-    from padtui.core.guard import RuleInForce, judgement
+    from padtui.core.agents.guard import RuleInForce, judgement
 
     rule = RuleInForce("u1", "Never edit /home/me/shop/src/config.ts by hand.", "your message")
     summary = "## Rules\n\n- Never edit src/config.ts by hand.\n"
@@ -474,7 +474,7 @@ def test_a_shortened_path_is_the_same_name() -> None:
 
 
 def test_a_japanese_rule_kept_as_an_english_paraphrase_is_not_lost() -> None:
-    from padtui.core.guard import RuleInForce, judgement
+    from padtui.core.agents.guard import RuleInForce, judgement
 
     rules = [
         RuleInForce("u1", "本番データベースには絶対に書き込まないでください。", "your message"),

@@ -8,11 +8,11 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from padtui.core.at_risk import AtRisk
-from padtui.core.compaction import unsealed_rules
-from padtui.core.ends import common_ends
+from padtui.core.compaction.plan import unsealed_rules
+from padtui.core.live.at_risk import AtRisk
 from padtui.core.model import Entry, Pad
-from padtui.core.rules import RuleMap
+from padtui.core.rules.finder import RuleMap
+from padtui.core.sequences.ends import common_ends
 
 _TEXTS = st.sampled_from(
     [

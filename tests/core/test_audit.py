@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from padtui.core.audit import (
+from padtui.core.audit.matching import match
+from padtui.core.audit.rewrite import (
     CRITICAL,
     SEVERITY,
     WARNING,
@@ -25,12 +26,11 @@ from padtui.core.audit import (
     Finding,
     audit,
 )
-from padtui.core.compaction import plan
+from padtui.core.audit.wording import named_by, weakening
+from padtui.core.compaction.plan import plan
+from padtui.core.counting.tokens import counter_for
 from padtui.core.formats import load
-from padtui.core.matching import match
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.tokens import counter_for
-from padtui.core.wording import named_by, weakening
 
 COUNTER = counter_for("cl100k_base")
 RETRY = "Do not retry writes after a 5xx; the write may have landed."
@@ -1166,7 +1166,7 @@ def test_a_version_s_totals_taken_from_the_version_before_are_its_totals_counted
     """A live version's totals come from the version before: the entries it shares (the very
     objects, at its ends or moved) keep their counts, and the sums are taken by difference.
     They must be what counting the version afresh gives, field for field."""
-    from padtui.core.audit import _Totals
+    from padtui.core.audit.rewrite import _Totals
 
     counter = counter_for()
     entries = [make_entry(k, t, sealed=s) for k, t, s in first]

@@ -16,17 +16,17 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from padtui.core import bpe
-from padtui.core.compaction import plan
-from padtui.core.countcache import CountCache
-from padtui.core.model import Pad, make_entry
-from padtui.core.tokens import (
+from padtui.core.compaction.plan import plan
+from padtui.core.counting import bpe
+from padtui.core.counting.countcache import CountCache
+from padtui.core.counting.tokens import (
     DEFAULT_ENCODING,
     MAX_RUN,
     TokenCounter,
     _bundled_spec,
     counter_for,
 )
+from padtui.core.model import Pad, make_entry
 
 ENC = counter_for()._enc
 NOW = datetime(2026, 12, 1, 0, 15, 3, tzinfo=UTC)

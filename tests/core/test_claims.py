@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core.claims import count_claims, pad_claims, split_claims
-from padtui.core.compaction import plan
+from padtui.core.compaction.plan import plan
+from padtui.core.counting.tokens import counter_for
 from padtui.core.model import Pad, make_entry
-from padtui.core.tokens import counter_for
+from padtui.core.rules.claims import count_claims, pad_claims, split_claims
 
 
 @pytest.mark.parametrize(

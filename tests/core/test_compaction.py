@@ -12,9 +12,9 @@ import pytest
 
 import padtui
 from padtui.cli import main
-from padtui.core.compaction import plan, resolve_budget
+from padtui.core.compaction.plan import plan, resolve_budget
+from padtui.core.counting.tokens import counter_for
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.tokens import counter_for
 
 COUNTER = counter_for("cl100k_base")
 NOW = datetime(2026, 11, 14, 9, 30, tzinfo=UTC)
@@ -297,7 +297,7 @@ def test_check_json_reports_the_fields_of_section_5(
     assert isinstance(out["loss_record"], str) and "p-long" in out["loss_record"]
     claims = out["claims"]
     assert claims["before"] == 3
-    assert claims["after"] == 2 + padtui.core.claims.count_claims(out["loss_record"])
+    assert claims["after"] == 2 + padtui.core.rules.claims.count_claims(out["loss_record"])
     assert isinstance(out["message"], str) and out["message"]
 
 

@@ -18,12 +18,12 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import padtui
-from padtui.core.claims import split_claims
-from padtui.core.compaction import TEXT_FORMS, Plan, plan, record_forms
+from padtui.core.audit.wording import named_by
+from padtui.core.compaction.plan import TEXT_FORMS, Plan, plan, record_forms
+from padtui.core.counting.tokens import counter_for
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.rules import entry_rules
-from padtui.core.tokens import counter_for
-from padtui.core.wording import named_by
+from padtui.core.rules.claims import split_claims
+from padtui.core.rules.finder import entry_rules
 
 PROTECTED = {"constraint", "negative_fact", "loss_record"}
 KINDS = ["constraint", "negative_fact", "loss_record", "plan", "note", "hypothesis", "odd-kind"]
@@ -350,7 +350,7 @@ def test_plan_never_raises_for_any_budget(pad: Pad, budget: int) -> None:
 def test_a_record_costs_the_sum_of_its_parts(parts: list[str], head: str) -> None:
     """The strict plan counts its loss record part by part (cached): the same count as
     tiktoken gives the whole text, whatever the names and quotes in it."""
-    from padtui.core.compaction import record_cost
+    from padtui.core.compaction.plan import record_cost
 
     head += ": "
     assert record_cost(COUNTER, head, parts) == cost(head + "; ".join(parts))
@@ -366,7 +366,7 @@ def test_first_fit_for_many_rooms_is_the_plain_first_fit(
 ) -> None:
     """A plan's passes share one first fit (bisected totals, a tail dropped at once): each
     pass must keep and drop exactly what taking the entries one by one would."""
-    from padtui.core.compaction import _FirstFit
+    from padtui.core.compaction.plan import _FirstFit
 
     entries = [make_entry("note", f"e{i}") for i in range(len(costs))]
     pad = Pad.of(entries)
@@ -385,7 +385,7 @@ def test_first_fit_for_many_rooms_is_the_plain_first_fit(
 
 @given(costs=st.lists(st.integers(min_value=0, max_value=60), max_size=80))
 def test_the_least_cost_from_each_entry_on_is_the_least_of_the_rest(costs: list[int]) -> None:
-    from padtui.core.compaction import _suffix_minima
+    from padtui.core.compaction.plan import _suffix_minima
 
     assert _suffix_minima(costs) == [min(costs[k:]) for k in range(len(costs))]
 
@@ -405,7 +405,7 @@ def test_a_record_that_lists_items_costs_the_sum_of_its_pieces(
 ) -> None:
     """A names or ranges record lists its items (ids, quotes of pad text, #N ranges) and is
     counted item by item, cut after each ", ": the same count as tiktoken gives the whole."""
-    from padtui.core.compaction import _Part, record_cost
+    from padtui.core.compaction.plan import _Part, record_cost
 
     head += ": "
     listed = [_Part(before, items, after) for before, items, after in parts]
@@ -432,7 +432,7 @@ def test_the_passes_of_a_plan_share_the_costs_of_their_pieces(
 ) -> None:
     """A plan's passes count their records with one memo of the pieces counted before: each
     record still costs what tiktoken gives its whole text, whatever the earlier ones held."""
-    from padtui.core.compaction import _Part, record_cost
+    from padtui.core.compaction.plan import _Part, record_cost
 
     head += ": "
     memo: dict[str, int] = {}
@@ -473,8 +473,8 @@ def test_pieces_that_differ_in_their_digits_are_counted_once_and_each_record_cos
 ) -> None:
     """The passes of a plan count one piece of each shape of digits (their counter's counts do
     not depend on digits): each record still costs what tiktoken gives its whole text."""
-    from padtui.core.compaction import _Part, record_cost
-    from padtui.core.countcache import digits_free
+    from padtui.core.compaction.plan import _Part, record_cost
+    from padtui.core.counting.countcache import digits_free
 
     assert digits_free(COUNTER)
     head = "compaction at 2026-11-14T12:00:00Z (strict, budget 5) dropped 2 entries, 9 tokens: "
@@ -496,7 +496,7 @@ def test_a_pass_s_record_summed_by_its_entries_pieces_costs_what_the_record_cost
     """The passes of a strict plan sum their record's cost from each entry's piece, counted
     once a plan by the entry's index, without writing the record: each sum must be the cost
     of the record the pass would write, whatever the passes before it counted."""
-    from padtui.core.compaction import _Planning, _Strict, record_cost
+    from padtui.core.compaction.plan import _Planning, _Strict, record_cost
     from padtui.core.vocabulary import Policy
 
     costs = {e.index: cost(e.text) for e in pad.entries}
@@ -531,7 +531,7 @@ def test_a_pad_whose_entries_all_have_ids_plans_as_with_every_form_tried(
     is that of names, word for word): the plan is the one that runs them too."""
     from unittest import mock
 
-    from padtui.core import compaction
+    from padtui.core.compaction import plan as compaction
 
     pad, budget = case
     named = Pad.of(

@@ -18,11 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core.audit import audit
-from padtui.core.compaction import Plan, loss_record, plan, short_quote
+from padtui.core.audit.rewrite import audit
+from padtui.core.audit.wording import named_by
+from padtui.core.compaction.plan import Plan, loss_record, plan, short_quote
+from padtui.core.counting.tokens import counter_for
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.tokens import counter_for
-from padtui.core.wording import named_by
 from tests.memory_fixtures import PLAIN_ISSUES as KNOWN_ISSUES
 
 COUNTER = counter_for("cl100k_base")

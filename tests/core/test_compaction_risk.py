@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from padtui.core.compaction import plan, rules_at_risk
+from padtui.core.compaction.plan import plan, rules_at_risk
+from padtui.core.counting.tokens import counter_for
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.tokens import counter_for
 
 COUNTER = counter_for("cl100k_base")
 NOW = datetime(2026, 11, 14, 9, 30, tzinfo=UTC)

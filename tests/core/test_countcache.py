@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core import countcache
-from padtui.core.claims import split_claims
-from padtui.core.compaction import plan
-from padtui.core.countcache import CountCache, digits_uniform
+from padtui.core.compaction.plan import plan
+from padtui.core.counting import countcache
+from padtui.core.counting.countcache import CountCache, digits_uniform
+from padtui.core.counting.tokens import DEFAULT_ENCODING, TokenCounter, counter_for, encoder_threads
 from padtui.core.model import Pad, make_entry
-from padtui.core.tokens import DEFAULT_ENCODING, TokenCounter, counter_for, encoder_threads
+from padtui.core.rules.claims import split_claims
 from tests.core.test_runs import EDITS, edited
 
 FRESH = counter_for()
@@ -160,7 +160,7 @@ def test_rules_of_a_long_pad_edited_are_those_found_afresh(
 ) -> None:
     """An entry's rules found again run by run follow its kind, text and headings: after
     entries changed, added, removed or moved, the rules read back are those found afresh."""
-    from padtui.core.rules import find_rules
+    from padtui.core.rules.finder import find_rules
 
     def pad_of(rows: list[tuple[str, str, bool]]) -> Pad:
         made = [make_entry(kind, f"Never {text}" if rule else text) for kind, text, rule in rows]
@@ -183,7 +183,7 @@ def test_texts_hashed_ahead_of_the_save_read_back_as_fresh(
 ) -> None:
     """Many new texts encoded in a thread, hashed for the file meanwhile (as many as the
     wait allows): every count read back is the fresh one."""
-    from padtui.core import bpe, tokens
+    from padtui.core.counting import bpe, tokens
 
     monkeypatch.setattr(tokens, "_BATCH_MIN", 2)
     monkeypatch.setattr(bpe, "SMALL", 0)  # (tiktoken's encoder, in a thread)
@@ -496,7 +496,7 @@ def test_rules_at_risk_read_back_equal_those_found(tmp_path: Path, name: str) ->
     """The rules at risk a plan lists come from the cache on a re-run: the same as found
     afresh, for the rule map they were found with (another map's are found anew)."""
     from padtui.core.formats import load_pad
-    from padtui.core.rules import RuleMap
+    from padtui.core.rules.finder import RuleMap
 
     pad = load_pad(str(SAMPLES / name))
     maps = [None, RuleMap.default().extended(["notes", "plan"], replace=True)]
@@ -619,7 +619,7 @@ def test_a_few_entries_asked_for_again_leave_the_whole_pads_order_to_the_next_ru
 ) -> None:
     """The inspector asks for the rules of a version's changed entries alone: the order the
     file keeps is still the whole pad's, so the next run finds the pad by one hash."""
-    from padtui.core.rules import find_rules
+    from padtui.core.rules.finder import find_rules
 
     pad = Pad.of(make_entry("note", f"Never touch table {i}.") for i in range(40))
     path = str(tmp_path / "counts")
@@ -636,7 +636,7 @@ def test_a_few_entries_asked_for_again_leave_the_whole_pads_order_to_the_next_ru
 def test_runs_found_against_a_list_since_replaced_give_no_rules(tmp_path: Path) -> None:
     """Threads share a cache: runs matched against the entries last asked for, when another
     thread has asked for a longer list since, find nothing (its keys are another list's)."""
-    from padtui.core.rules import find_rules
+    from padtui.core.rules.finder import find_rules
 
     first = Pad.of(make_entry("note", f"Never touch table {i}.") for i in range(40))
     longer = Pad.of(make_entry("note", f"Always read page {i}.") for i in range(80))

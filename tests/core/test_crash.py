@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import fsio, store
 from padtui.core.formats import PadFile, parse, render, to_bytes
-from padtui.core.journal import Journal
 from padtui.core.model import Entry, make_entry
+from padtui.core.storage import fsio, store
+from padtui.core.storage.journal import Journal
 
 KILLS = 120  # (of 200 kills, 22-35 landed inside a commit: about one in six)
 

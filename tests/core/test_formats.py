@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core import ends, formats
+from padtui.core import formats
 from padtui.core.formats import jsonscan, parse, render
 from padtui.core.model import Entry, Pad, make_entry
+from padtui.core.sequences import ends
 
 BOM = "\ufeff"
 
@@ -628,7 +629,7 @@ def test_bad_memory_exports_and_settings_are_one_line(text: str, problem: str) -
 
 
 def test_a_memory_export_is_never_written(tmp_path: Path) -> None:
-    from padtui.core import store
+    from padtui.core.storage import store
 
     path = tmp_path / "export.json"
     path.write_text(MEMORIES)

@@ -4,6 +4,7 @@ interpreter), so scripts, CI and agents that use them start fast and need no ter
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import os
 import pkgutil
@@ -15,7 +16,7 @@ import pytest
 
 import padtui.core
 
-CORE = sorted(f"padtui.core.{m.name}" for m in pkgutil.iter_modules(padtui.core.__path__))
+CORE = sorted(m.name for m in pkgutil.walk_packages(padtui.core.__path__, "padtui.core."))
 HEADLESS = ["padtui.core", *CORE, "padtui", "padtui.cli", "padtui.report"]
 
 REPORT = """
@@ -42,7 +43,11 @@ def textual_modules_after(code: str, state: Path | None = None) -> list[str]:
 
 
 def test_the_core_has_modules_to_check() -> None:
-    assert {"padtui.core.compaction", "padtui.core.formats", "padtui.core.tokens"} <= set(CORE)
+    assert {
+        "padtui.core.compaction.plan",
+        "padtui.core.formats",
+        "padtui.core.counting.tokens",
+    } <= set(CORE)
 
 
 @pytest.mark.parametrize("module", HEADLESS)
@@ -93,7 +98,7 @@ BELOW_FORMATS = (
     "padtui.core.model",
     "padtui.core.errors",
     "padtui.core.text",
-    "padtui.core.ends",
+    "padtui.core.sequences.ends",
 )
 
 
@@ -146,40 +151,51 @@ def test_the_layer_check_sees_an_import_inside_a_function(tmp_path: Path) -> Non
     module = tmp_path / "m.py"
     module.write_text(
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from padtui.core.compaction import Plan\n"
+        "if TYPE_CHECKING:\n    from padtui.core.compaction.plan import Plan\n"
         "def f():\n    from padtui.cli import main\n"
     )
-    assert {"padtui.core.compaction.Plan", "padtui.cli.main"} <= imports_of(module)
+    assert {"padtui.core.compaction.plan.Plan", "padtui.cli.main"} <= imports_of(module)
 
 
 # storage: the file I/O, the lock, the commit (the store) and the journal build on the
 # formats and the records; the compaction, the audit and what seals entries build on them
-STORAGE = ("fsio", "lock", "store", "journal")
+STORAGE = ("fsio", "lock", "store", "journal", "names")
 ABOVE_STORAGE = (
-    "padtui.core.compaction",
-    "padtui.core.sealing",
-    "padtui.core.audit",
-    "padtui.core.inspection",
-    "padtui.core.history",
+    "padtui.core.compaction.plan",
+    "padtui.core.compaction.sealing",
+    "padtui.core.audit.rewrite",
+    "padtui.core.live.inspection",
+    "padtui.core.history.versions",
 )
 
 
 def test_the_journal_stores_versions_and_judges_none() -> None:
-    """The audit of a pad's versions is the history's (core/history.py), not the journal's."""
-    judging = ("padtui.core.audit", "padtui.core.tokens", "padtui.core.rules")
-    wrong = {m for m in imports_of(PACKAGE / "core" / "journal.py") if within(m, judging)}
+    """The audit of a pad's versions is the history's (core/history/), not the journal's."""
+    judging = (
+        "padtui.core.audit.rewrite",
+        "padtui.core.counting.tokens",
+        "padtui.core.rules.finder",
+    )
+    wrong = {
+        m for m in imports_of(PACKAGE / "core" / "storage" / "journal.py") if within(m, judging)
+    }
     assert not wrong
 
 
 @pytest.mark.parametrize("module", STORAGE)
 def test_storage_never_imports_what_builds_on_it(module: str) -> None:
-    wrong = {m for m in imports_of(PACKAGE / "core" / f"{module}.py") if within(m, ABOVE_STORAGE)}
+    wrong = {
+        m
+        for m in imports_of(PACKAGE / "core" / "storage" / f"{module}.py")
+        if within(m, ABOVE_STORAGE)
+    }
     assert not wrong
 
 
 def test_the_core_holds_no_agent_of_its_own() -> None:
     """The scripted demo agent writes its pad like any client; it is no part of the core."""
-    assert not {m for m in CORE if "scenario" in m or "agent" in m}
+    scripted = {m for m in CORE if "scenario" in m or "demo" in m or m.endswith("_agent")}
+    assert not scripted
     assert not {m for m in imports_of(PACKAGE / "demo_agent.py") if within(m, ("padtui.core",))}
 
 
@@ -222,18 +238,15 @@ def test_the_process_check_would_see_a_change(change: str) -> None:
 
 # the layers of ARCHITECTURE.md, lowest first: a module imports its own layer or lower ones
 LAYERS = (
-    ("model", "vocabulary", "errors", "text", "names", "runs", "ends"),
+    ("model", "vocabulary", "errors", "text", "sequences"),
     ("formats",),
-    ("fsio", "lock", "store", "journal"),
-    ("claims", "rules"),
-    ("tokens", "bpe", "countcache", "modules"),  # (the cache keeps tokens, claims, rules per text)
-    ("wording", "matching", "carry"),
+    ("storage",),
+    ("rules",),
+    ("counting",),  # (the cache keeps tokens, claims, rules per text)
     ("audit",),
     ("compaction",),
-    (
-        *("sealing", "history", "inspection", "at_risk", "watcher", "guard", "git"),
-        *("transcript", "letta", "memory"),
-    ),
+    ("history", "live", "agents"),
+    ("memory",),
 )
 
 
@@ -331,3 +344,13 @@ def test_the_otel_check_would_see_an_import_in_process(tmp_path: Path) -> None:
     )
     env = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_EXPORTER_OTLP_TIMEOUT": "1"}
     assert "opentelemetry.sdk.trace" in otel_modules_after(code, tmp_path, **env)
+
+
+def test_the_core_is_a_few_rooms_by_concern() -> None:
+    """A newcomer finds their room: at most 16 modules at the core's top level, each package
+    saying in its docstring what it holds."""
+    top = list(pkgutil.iter_modules(padtui.core.__path__))
+    assert len(top) <= 16
+    for found in top:
+        if found.ispkg:
+            assert importlib.import_module(f"padtui.core.{found.name}").__doc__

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core.claims import pad_claims
-from padtui.core.inspection import Inspection
-from padtui.core.watcher import read_once
+from padtui.core.live.inspection import Inspection
+from padtui.core.live.watcher import read_once
+from padtui.core.rules.claims import pad_claims
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads"
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from padtui.core import audit as audit_module
-from padtui.core import claims
-from padtui.core.audit import audit
+from padtui.core.audit import rewrite as audit_module
+from padtui.core.audit.rewrite import audit
 from padtui.core.formats import parse
-from padtui.core.inspection import Inspection, shared
-from padtui.core.store import snapshot_of
-from padtui.core.watcher import read_once
+from padtui.core.live.inspection import Inspection, shared
+from padtui.core.live.watcher import read_once
+from padtui.core.rules import claims
+from padtui.core.storage.store import snapshot_of
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_pads"
 

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from padtui.core.counting.tokens import counter_for
 from padtui.core.errors import PadError
 from padtui.core.formats import parse
-from padtui.core.history import history
-from padtui.core.journal import Journal, _cut_text, journal_path_for, state_dir
-from padtui.core.tokens import counter_for
+from padtui.core.history.versions import history
+from padtui.core.storage.journal import Journal, _cut_text, journal_path_for, state_dir
 
 
 @pytest.fixture(autouse=True)
@@ -279,7 +279,7 @@ def test_an_unwritable_journal_is_a_one_line_error(tmp_path):
 
 APPENDER = """
 import sys
-from padtui.core.journal import Journal
+from padtui.core.storage.journal import Journal
 j = Journal(sys.argv[1], sys.argv[2])
 for i in range(int(sys.argv[4])):
     j.append(('[{"kind": "note", "text": "%s %d"}]' % (sys.argv[3], i)).encode(), "json", "seen")

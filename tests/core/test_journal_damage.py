@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from padtui.core import journal as journal_module
 from padtui.core.errors import PadError
-from padtui.core.history import history
-from padtui.core.journal import Journal
+from padtui.core.history.versions import history
+from padtui.core.storage import journal as journal_module
+from padtui.core.storage.journal import Journal
 
 
 @pytest.fixture(autouse=True)

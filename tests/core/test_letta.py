@@ -11,13 +11,16 @@ from typing import Any
 
 import pytest
 
-from padtui.core import formats, letta, sealing, store
-from padtui.core.audit import audit
-from padtui.core.compaction import plan
+from padtui.core import formats
+from padtui.core.agents import letta
+from padtui.core.audit.rewrite import audit
+from padtui.core.compaction import sealing
+from padtui.core.compaction.plan import plan
+from padtui.core.counting.tokens import counter_for
 from padtui.core.errors import PadError
 from padtui.core.formats import letta as agent_files
-from padtui.core.journal import Journal, _cut
-from padtui.core.tokens import counter_for
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal, _cut
 
 SAMPLE = Path(__file__).parents[2] / "sample_pads" / "letta-support-agent.af"
 

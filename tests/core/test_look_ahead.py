@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from padtui.core import store
 from padtui.core.formats import PadFile
-from padtui.core.inspection import Examined, Inspection
+from padtui.core.live.inspection import Examined, Inspection
+from padtui.core.storage import store
 
 NOTES = [
     {"kind": "note", "id": f"n-{i}", "text": f"The cache {i} lives in /tmp/c{i}."} for i in range(6)

@@ -12,14 +12,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core import formats, sealing, store
-from padtui.core.audit import audit
-from padtui.core.compaction import plan
+from padtui.core import formats
+from padtui.core.audit.rewrite import audit
+from padtui.core.compaction import sealing
+from padtui.core.compaction.plan import plan
+from padtui.core.counting.tokens import counter_for
 from padtui.core.errors import PadError
 from padtui.core.formats import markdown
-from padtui.core.journal import Journal, _cut
 from padtui.core.model import make_entry
-from padtui.core.tokens import counter_for
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal, _cut
 
 NOW = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 SAMPLE = Path(__file__).parents[2] / "sample_pads" / "markdown-notes.md"
@@ -912,7 +914,7 @@ def test_the_journal_gives_back_every_entry_with_its_context(tmp_path: Path) -> 
 
 
 def test_a_new_version_seen_live_keeps_each_entry_s_own_context() -> None:
-    from padtui.core.inspection import shared
+    from padtui.core.live.inspection import shared
 
     old = read("## Notes\n### Week 1\n- the same words\n")
     new = read("## Notes\n### Week 2\n- the same words\n")  # the entry moved under another

@@ -9,12 +9,12 @@ from dataclasses import replace
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from padtui.core import matching
-from padtui.core.audit import audit
-from padtui.core.ends import common_ends
-from padtui.core.matching import match
+from padtui.core.audit import matching
+from padtui.core.audit.matching import match
+from padtui.core.audit.rewrite import audit
+from padtui.core.counting.tokens import counter_for
 from padtui.core.model import Entry, Pad
-from padtui.core.tokens import counter_for
+from padtui.core.sequences.ends import common_ends
 
 _TEXTS = ["Never retry a 5xx.", "Never retry a 5xx!", "Cache in /tmp/c1.", "ok", "", "Do not push."]
 _ENTRY = st.builds(

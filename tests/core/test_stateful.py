@@ -27,12 +27,13 @@ from hypothesis.stateful import (
     rule,
 )
 
-from padtui.core import sealing, store
-from padtui.core.compaction import plan
+from padtui.core.compaction import sealing
+from padtui.core.compaction.plan import plan
+from padtui.core.counting.tokens import counter_for
 from padtui.core.errors import PadError
-from padtui.core.journal import Journal
 from padtui.core.model import make_entry
-from padtui.core.tokens import counter_for
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal
 
 KINDS = ["constraint", "negative_fact", "loss_record", "plan", "note", "hypothesis", "note"]
 WORDS = ["never", "retry", "the", "billing", "API", "step", "done", "5xx", "staging", "plan"]

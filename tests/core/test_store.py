@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 import padtui
-from padtui.core import fsio, sealing, store
-from padtui.core.compaction import plan
+from padtui.core.compaction import sealing
+from padtui.core.compaction.plan import plan
 from padtui.core.errors import PadError
 from padtui.core.formats import parse
-from padtui.core.journal import Journal
 from padtui.core.model import make_entry
+from padtui.core.storage import fsio, store
+from padtui.core.storage.journal import Journal
 
 PAD = {
     "budget_tokens": 60,

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import fsio, sealing, store
+from padtui.core.compaction import sealing
 from padtui.core.errors import PadError
-from padtui.core.journal import Journal, journal_path_for
-from padtui.core.names import NAME_MAX, fit
+from padtui.core.storage import fsio, store
+from padtui.core.storage.journal import Journal, journal_path_for
+from padtui.core.storage.names import NAME_MAX, fit
 
 PAD = {
     "entries": [

@@ -24,7 +24,7 @@ How we know, from outside padtui:
 
 Run twice: with a writer that takes ``padtui.lock`` around each save (cooperating: every
 check above is exact), and with one that does not (its renames and truncating rewrites are
-still caught by the exchange-and-check; see ``padtui.core.store`` for the residual race).
+still caught by the exchange-and-check; see ``padtui.core.storage.store`` for the residual race).
 """
 
 from __future__ import annotations
@@ -40,11 +40,11 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import fsio, store
 from padtui.core.errors import PadError
 from padtui.core.formats import render, to_bytes
-from padtui.core.journal import Journal
 from padtui.core.model import make_entry
+from padtui.core.storage import fsio, store
+from padtui.core.storage.journal import Journal
 
 WRITES = 300  # the writer's least; it goes on until the committer has had a real fight
 MOST_WRITES = 20 * WRITES

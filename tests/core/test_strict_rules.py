@@ -14,14 +14,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from padtui.core import formats, sealing, store
-from padtui.core.audit import audit
-from padtui.core.compaction import plan
+from padtui.core import formats
+from padtui.core.audit.rewrite import audit
+from padtui.core.compaction import sealing
+from padtui.core.compaction.plan import plan
+from padtui.core.counting.tokens import counter_for
 from padtui.core.errors import PadError
 from padtui.core.formats import markdown
 from padtui.core.model import Pad
-from padtui.core.rules import find_rules
-from padtui.core.tokens import counter_for
+from padtui.core.rules.finder import find_rules
+from padtui.core.storage import store
 from tests.memory_files import CLAUDE_MD, MEMORY_FILES
 
 COUNTER = counter_for("cl100k_base")

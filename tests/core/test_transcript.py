@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from padtui.core.guard import conversation_rules, judgement, message_rules
-from padtui.core.transcript import parse
+from padtui.core.agents.guard import conversation_rules, judgement, message_rules
+from padtui.core.agents.transcript import parse
 
 
 def _lines(*records: dict) -> bytes:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from padtui.core import transcript
-from padtui.core.transcript import Reader, parse
+from padtui.core.agents import transcript
+from padtui.core.agents.transcript import Reader, parse
 
 
 def _line(record: dict) -> str:

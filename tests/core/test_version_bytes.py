@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from padtui.core.audit import audit
+from padtui.core.audit.matching import Pairs, match
+from padtui.core.audit.rewrite import audit
 from padtui.core.errors import PadError
 from padtui.core.formats import parse
-from padtui.core.inspection import Inspection, journal_seen
-from padtui.core.journal import Journal
-from padtui.core.matching import Pairs, match
-from padtui.core.store import Snapshot, snapshot_of
-from padtui.core.watcher import read_once
+from padtui.core.live.inspection import Inspection, journal_seen
+from padtui.core.live.watcher import read_once
+from padtui.core.storage.journal import Journal
+from padtui.core.storage.store import Snapshot, snapshot_of
 from tests.core.test_inspection_scale import entries_of, rewrite, write
 
 

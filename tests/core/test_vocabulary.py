@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from padtui.core.audit import SEVERITY
+from padtui.core.audit.rewrite import SEVERITY
 from padtui.core.vocabulary import FindingCode, Origin, Policy, Severity, Verdict
 
 

@@ -21,7 +21,7 @@ import pytest
 
 import padtui
 from padtui.core import formats
-from padtui.core.journal import Journal, journal_path_for
+from padtui.core.storage.journal import Journal, journal_path_for
 
 ROOT = Path(__file__).parents[2]
 GUARD = ROOT / "examples" / "guard.py"
@@ -304,7 +304,7 @@ def test_bad_input_and_agent_files_are_exit_2(tmp_path: Path) -> None:
 def test_the_rules_of_a_claude_md_are_sealed_where_they_stand_then_it_compacts(
     tmp_path: Path,
 ) -> None:
-    from padtui.core.rules import find_rules
+    from padtui.core.rules.finder import find_rules
     from tests.memory_files import CLAUDE_MD
 
     path = tmp_path / "CLAUDE.md"

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from padtui.core.journal import Journal, journal_path_for
+from padtui.core.storage.journal import Journal, journal_path_for
 
 from .conftest import call, error, make_pad, served
 

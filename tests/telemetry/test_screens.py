@@ -31,7 +31,7 @@ def _verdicts(spans: Spans, source: str) -> list[tuple[int, str, float | None]]:
 async def test_the_inspector_exports_each_version_it_takes_in(
     spans: Spans, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from padtui.core import rules
+    from padtui.core.rules import finder as rules
 
     counted_on: list[str] = []  # (the rules lost are counted off the screen's thread)
     find_rules = rules.find_rules

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from padtui.cli import main, screens
-from padtui.core.countcache import CountCache
-from padtui.core.tokens import counter_for
+from padtui.core.counting.countcache import CountCache
+from padtui.core.counting.tokens import counter_for
 from padtui.tui.app import PadApp
 from padtui.tui.fleet import FleetApp
 from tests.tui.conftest import copy_sample, inspector

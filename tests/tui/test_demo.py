@@ -7,7 +7,7 @@ import time
 
 from textual.widgets import Static
 
-from padtui.core import store
+from padtui.core.storage import store
 from padtui.demo_agent import load_scenario
 from padtui.tui.concept import ConceptScreen
 from padtui.tui.demo import DemoApp

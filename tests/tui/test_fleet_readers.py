@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from padtui.core import store
+from padtui.core.storage import store
 from tests.tui.conftest import SAMPLES, write_atomic
 from tests.tui.test_fleet import HEALTHY, doc_of, fleet
 

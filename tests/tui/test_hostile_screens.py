@@ -18,7 +18,7 @@ from textual.filter import LineFilter
 from textual.widgets import Static
 
 from padtui.cli import main
-from padtui.core.journal import Journal
+from padtui.core.storage.journal import Journal
 from padtui.core.text import clean
 from padtui.tui.concept import ConceptScreen
 from padtui.tui.fleet import FleetApp

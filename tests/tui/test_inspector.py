@@ -19,8 +19,8 @@ from textual.color import Color
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Button, Input, OptionList, Sparkline, Static
 
-from padtui.core import store
-from padtui.core.inspection import Inspection
+from padtui.core.live.inspection import Inspection
+from padtui.core.storage import store
 from padtui.tui.screens import (
     AlarmsScreen,
     BudgetScreen,

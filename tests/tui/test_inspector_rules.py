@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from textual.widgets import Button, Static
 
-from padtui.core import at_risk as at_risk_module
+from padtui.core.live import at_risk as at_risk_module
 from padtui.tui import inspector as inspector_module
 from padtui.tui.screens import CommitScreen, RefusalScreen, RulesScreen
 from tests.tui.conftest import WAIT, Harness, copy_sample, inspector, plain

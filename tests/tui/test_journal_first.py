@@ -15,8 +15,8 @@ import pytest
 from textual.widgets import OptionList, Static
 
 from padtui.cli import main
-from padtui.core import store
-from padtui.core.journal import Journal
+from padtui.core.storage import store
+from padtui.core.storage.journal import Journal
 from padtui.tui.app import make_app
 from padtui.tui.inspector import RECENT_VERSIONS
 from padtui.tui.screens import AlarmsScreen, HistoryScreen

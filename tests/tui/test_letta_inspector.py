@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.command import CommandList, CommandPalette
 
-from padtui.core.watcher import read_once
+from padtui.core.live.watcher import read_once
 from tests.tui.conftest import SAMPLES, Harness, copy_sample, inspector
 
 AGENT = "letta-support-agent.af"  # five blocks; ticket_log 294 of its 300 characters

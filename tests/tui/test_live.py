@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from padtui.cli import main
-from padtui.core import store
 from padtui.core.formats import parse
+from padtui.core.storage import store
 from tests.tui.conftest import Harness, inspector, write_atomic, write_in_place
 
 SAVES = 400  # at about a thousand a second, in bursts

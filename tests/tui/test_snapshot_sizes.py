@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from padtui.core import store
-from padtui.core.watcher import read_once
+from padtui.core.live.watcher import read_once
+from padtui.core.storage import store
 from padtui.demo_agent import load_scenario
 from padtui.tui.app import PadApp
 from padtui.tui.demo import DemoApp
@@ -177,7 +177,7 @@ def test_replay(
     journal = str(pads / "journal.jsonl")
     times = iter(int(FIXED_NOW.timestamp() * 1e9) + n * 60 * 10**9 for n in itertools.count())
     with monkeypatch.context() as patch:
-        patch.setattr("padtui.core.journal.time.time_ns", lambda: next(times))
+        patch.setattr("padtui.core.storage.journal.time.time_ns", lambda: next(times))
         for version in ("retry-5xx-before.json", "retry-5xx-after-condense.json"):
             shutil.copyfile(pads / "transitions" / version, "pad.json")
             snapshot = read_once("pad.json").snapshot

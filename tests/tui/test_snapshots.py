@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from padtui.core.watcher import read_once
+from padtui.core.live.watcher import read_once
 from padtui.tui.app import PadApp, make_app
 from tests.tui.conftest import SAMPLES, fixed_clock
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import DataTable, Static
 
+from padtui.core.counting.tokens import counter_for
 from padtui.core.text import clean
-from padtui.core.tokens import counter_for
 from padtui.tui.store import StoreApp
 from tests.stores import make_store
 from tests.tui.conftest import Harness, plain

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from textual.widgets._toast import Toast
 
+from padtui.core.counting.tokens import counter_for
 from padtui.core.text import clean
-from padtui.core.tokens import counter_for
 from tests.tui.conftest import Harness, inspector
 
 PAYLOADS = [

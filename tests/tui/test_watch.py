@@ -8,9 +8,9 @@ import json
 import os
 from pathlib import Path
 
-from padtui.core import store
-from padtui.core.inspection import Inspection
-from padtui.core.watcher import watch_pad
+from padtui.core.live.inspection import Inspection
+from padtui.core.live.watcher import watch_pad
+from padtui.core.storage import store
 
 
 def note(text: str) -> str:

@@ -17,7 +17,6 @@ from itertools import accumulate, repeat
 from operator import add, attrgetter
 from typing import Any
 
-from padtui.core.ends import common_text_ends
 from padtui.core.errors import PadError, json_type
 from padtui.core.formats import jsonscan, known
 from padtui.core.formats.base import BOM, Layout, PadFile, Settings
@@ -31,6 +30,7 @@ from padtui.core.formats.objects import (
     unchanged_pieces,
 )
 from padtui.core.model import Entry, Pad
+from padtui.core.sequences.ends import common_text_ends
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -26,7 +26,7 @@ the export's own ``id`` (``block-N``, renumbered on every export), nor its posit
   (``-1``, ``-2``, ...): ``persona@1`` and ``persona@2`` for two ``persona`` blocks without
   a description.
 
-Letta budgets a block in characters (``limit``), padtui in tokens: ``padtui.core.letta``
+Letta budgets a block in characters (``limit``), padtui in tokens: ``padtui.core.agents.letta``
 gives both, beside each other. Writing back to ``.af`` is not supported: a Letta agent's memory
 lives in its server, and the file is an export of it.
 """

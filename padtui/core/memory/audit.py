@@ -1,7 +1,7 @@
 """Two versions of a memory store judged as one memory (SPEC §10).
 
 Every file of each store is read as a Markdown pad and their entries are put into one pad,
-each entry naming its file (``CLAUDE.md#3``); the single-pad audit (``core/audit.py``) then
+each entry naming its file (``CLAUDE.md#3``); the single-pad audit (``core/audit/rewrite.py``) then
 matches rules and claims across the whole store, so a rule that went from one file to
 another is carried, and a rule in no file of the new store is dropped, with the file it was
 in named. On top of it: where each carried rule of a changed file went (``RULE_MOVED``, from
@@ -19,16 +19,16 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from padtui.core.audit import Audit, Finding, audit
-from padtui.core.carry import ClaimIndex, find, keeps_name, old_claims
+from padtui.core.audit.carry import ClaimIndex, find, keeps_name, old_claims
+from padtui.core.audit.rewrite import Audit, Finding, audit
+from padtui.core.audit.wording import cut, normalize
+from padtui.core.counting.tokens import TokenCounter
 from padtui.core.errors import PadError
 from padtui.core.formats import markdown
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.rules import RuleMap, entry_rules, may_hold_rules
+from padtui.core.rules.finder import RuleMap, entry_rules, may_hold_rules
 from padtui.core.text import one_line
-from padtui.core.tokens import TokenCounter
 from padtui.core.vocabulary import FindingCode, Scope, Severity, Verdict
-from padtui.core.wording import cut, normalize
 
 from .discovery import MemoryFile, Store, wider
 

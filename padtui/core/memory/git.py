@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from padtui.core.errors import PadError
-from padtui.core.git import _run as run_git
-from padtui.core.git import _shallow_commits, is_shallow
+from padtui.core.history.git import _run as run_git
+from padtui.core.history.git import _shallow_commits, is_shallow
 from padtui.core.memory.discovery import FOLLOWED, MAX_MEMORY_BYTES, Store, discover
 from padtui.core.memory.patterns import CONFIG_NAME, DEFAULT_PATTERNS, Pattern, table
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from padtui.core.journal import state_dir
 from padtui.core.memory.audit import StoreAudit, audit_stores
 from padtui.core.memory.discovery import FolderTree, Store, discover
 from padtui.core.memory.patterns import Pattern
+from padtui.core.storage.journal import state_dir
 from padtui.core.vocabulary import Scope
 
 

@@ -4,7 +4,7 @@ A new version of a pad shares its unchanged entries, as the very same objects, w
 version before (``inspection.shared``). So the rules of each entry are kept with it, and a
 new version costs a look at the entries between those it shares at its start and its end
 (``matching.common_ends``), and a search only in those that are new objects: the result is
-:func:`~padtui.core.compaction.unsealed_rules`'s, for what changed.
+:func:`~padtui.core.compaction.plan.unsealed_rules`'s, for what changed.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from dataclasses import replace
 from itertools import chain
 from typing import cast
 
-from padtui.core.compaction import RuleAtRisk
-from padtui.core.ends import common_ends
+from padtui.core.compaction.plan import RuleAtRisk
 from padtui.core.model import Entry, Pad
-from padtui.core.rules import RuleMap, RuleMemo, find_rules
+from padtui.core.rules.finder import RuleMap, RuleMemo, find_rules
+from padtui.core.sequences.ends import common_ends
 
 # an entry's rules at risk (none for a sealed entry)
 PerEntry = tuple[RuleAtRisk, ...]

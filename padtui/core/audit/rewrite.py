@@ -27,7 +27,7 @@ from functools import lru_cache
 from operator import attrgetter, itemgetter
 from typing import Any, Generic, TypeVar
 
-from padtui.core.carry import (
+from padtui.core.audit.carry import (
     LOOSER,
     TIGHTER,
     UNSURE,
@@ -40,11 +40,12 @@ from padtui.core.carry import (
     old_claims,
     stems,
 )
-from padtui.core.claims import count_claims, split_claims
-from padtui.core.ends import common_ends
-from padtui.core.matching import match_ends
+from padtui.core.audit.matching import match_ends
+from padtui.core.audit.wording import RecordNames, cut, normalize, weakening
+from padtui.core.counting.tokens import TokenCounter, counter_for
 from padtui.core.model import CAUTION_KINDS, Entry, Pad
-from padtui.core.rules import (
+from padtui.core.rules.claims import count_claims, split_claims
+from padtui.core.rules.finder import (
     DATE_TAIL,
     Rule,
     RuleMap,
@@ -53,10 +54,9 @@ from padtui.core.rules import (
     imperative,
     may_hold_rules,
 )
-from padtui.core.rules import place_of as rules_place
-from padtui.core.tokens import TokenCounter, counter_for
+from padtui.core.rules.finder import place_of as rules_place
+from padtui.core.sequences.ends import common_ends
 from padtui.core.vocabulary import FindingCode, Reason, Severity, Verdict
-from padtui.core.wording import RecordNames, cut, normalize, weakening
 
 CRITICAL = Severity.CRITICAL
 WARNING = Severity.WARNING

@@ -26,10 +26,10 @@ from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-from padtui.core import store
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
-from padtui.core.store import Snapshot
+from padtui.core.storage import store
+from padtui.core.storage.store import Snapshot
 from padtui.core.vocabulary import WatchState
 
 MAX_HOPS = 40  # symbolic links followed from the pad's name (the kernel's own limit)

@@ -15,10 +15,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from padtui.core import rules as R
+from padtui.core.audit.wording import addressees, cut, examples, name_kinds, names_in, normalize
 from padtui.core.model import Entry
+from padtui.core.rules import finder as R
 from padtui.core.vocabulary import Reason
-from padtui.core.wording import addressees, cut, examples, name_kinds, names_in, normalize
 
 _LATIN = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 

@@ -13,7 +13,7 @@ from padtui.core.formats.known import LETTA
 from padtui.core.model import Pad
 
 if TYPE_CHECKING:
-    from padtui.core.compaction import Plan
+    from padtui.core.compaction.plan import Plan
 
 
 @dataclass(frozen=True, kw_only=True)

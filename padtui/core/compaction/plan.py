@@ -19,14 +19,14 @@ from itertools import accumulate, compress
 from operator import attrgetter
 from typing import Any, cast
 
-from padtui.core.claims import pad_claims
-from padtui.core.countcache import digit_shapes, digits_free
+from padtui.core.counting.countcache import digit_shapes, digits_free
+from padtui.core.counting.tokens import TokenCounter, counter_for
 from padtui.core.errors import UnrecoverableCompactionError
 from padtui.core.formats import named
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad, make_entry
-from padtui.core.rules import Rule, RuleMap, RuleMemo, find_rules
+from padtui.core.rules.claims import pad_claims
+from padtui.core.rules.finder import Rule, RuleMap, RuleMemo, find_rules
 from padtui.core.text import one_line, shell_word, shown_command
-from padtui.core.tokens import TokenCounter, counter_for
 from padtui.core.vocabulary import Fit, Policy, RefusalCode
 
 DEFAULT_BUDGET = 4000

@@ -7,7 +7,7 @@ which :func:`swap` puts at the pad's name, by ``renameat2(RENAME_EXCHANGE)`` whe
 kernel allows it (the old file comes back under the temporary name), else ``os.replace``.
 :class:`Place` holds the pad's folder open so that every step goes through names in it.
 Leases (:func:`no_writers`) tell whether another process holds a file open for writing.
-How :mod:`padtui.core.store` uses these for a compare-and-swap commit is described there.
+How :mod:`padtui.core.storage.store` uses these for a compare-and-swap commit is described there.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 from padtui.core.errors import PadError, WriteFailed, open_error, too_large
 from padtui.core.formats import MAX_PAD_BYTES
-from padtui.core.names import fit
+from padtui.core.storage.names import fit
 
 TMP_TAG = ".padtui-"
 

@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from padtui.core.errors import PadError
 from padtui.core.formats import check_writable
 from padtui.core.model import PROTECTED_KINDS, Entry, Pad
-from padtui.core.rules import RuleMap, entry_rules
-from padtui.core.store import DEFAULT_LOCK_TIMEOUT, JournalArg, Snapshot, commit
+from padtui.core.rules.finder import RuleMap, entry_rules
+from padtui.core.storage.store import DEFAULT_LOCK_TIMEOUT, JournalArg, Snapshot, commit
 from padtui.core.vocabulary import Origin
 
 

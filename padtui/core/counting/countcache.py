@@ -13,7 +13,7 @@ full disk, a read-only folder) is passed over too: the cache can only make a com
 faster, never fail it. The files are safe to delete at any time.
 
 The file also keeps the order of the pad's texts, and of its entries, as last asked for,
-cut into runs with a hash of each (``padtui.core.runs``): a re-run on a pad as it was finds
+cut into runs with a hash of each (``sequences.runs``): a re-run on a pad as it was finds
 every row in place by its long runs, and one on a pad that changed in a few places finds the
 rows of the runs it had too, hashing only the texts of the runs that changed to find theirs.
 """
@@ -36,11 +36,12 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, repeat
 from typing import Any, cast
 
-from padtui.core import fsio, runs
-from padtui.core.claims import CLAIM_RULES
-from padtui.core.rules import RuleRows
-from padtui.core.runs import Runs
-from padtui.core.tokens import DEFAULT_ENCODING, MAX_RUN, TokenCounter
+from padtui.core.counting.tokens import DEFAULT_ENCODING, MAX_RUN, TokenCounter
+from padtui.core.rules.claims import CLAIM_RULES
+from padtui.core.rules.finder import RuleRows
+from padtui.core.sequences import runs
+from padtui.core.sequences.runs import Runs
+from padtui.core.storage import fsio
 
 FORMAT = 5
 _MAGIC = b"padtui-counts\n"
@@ -79,7 +80,7 @@ def cache_key() -> bytes | None:
     ``count-cache.key`` in padtui's state folder (not the cache folder), made on first use,
     mode 0600. None where it cannot be read or made as such (another user's, open to
     others, not a regular file): no count cache is read or written then."""
-    from padtui.core.journal import state_dir
+    from padtui.core.storage.journal import state_dir
 
     path = os.path.join(state_dir(), KEY_FILE)
     if path not in _keys:
@@ -121,7 +122,7 @@ def _checksum(body: bytes, key: bytes) -> bytes:
 def tiktoken_version() -> str:
     """tiktoken's version, read from its package without importing it (an import costs
     more than a whole re-run that finds every count cached)."""
-    from padtui.core.modules import module_file
+    from padtui.core.counting.modules import module_file
 
     origin = module_file("tiktoken")
     if origin is None:
@@ -662,7 +663,7 @@ class PadCounters:
 
 
 class RuleTable:
-    """The rules of entries (``padtui.core.rules.find_rules``'s memo), by ``rule_key``;
+    """The rules of entries (``padtui.core.rules.finder.find_rules``'s memo), by ``rule_key``;
     ``lock``: its count cache's."""
 
     def __init__(self, lock: threading.RLock | None = None) -> None:
@@ -699,7 +700,7 @@ class RuleTable:
         self, before: Runs, again: list[tuple[int, int, int]], n: int
     ) -> tuple[list[bytes | None], list[RuleRows | None]]:
         """The key and rules of each of ``n`` entries in the runs ``again`` that the entries
-        last asked for had too (``before``, their runs: ``padtui.core.runs.match``), None for
+        last asked for had too (``before``, their runs: ``sequences.runs.match``), None for
         the others, and for all if another list was asked for since."""
         keys: list[bytes | None] = [None] * n
         found: list[RuleRows | None] = [None] * n
@@ -760,7 +761,7 @@ def _rule_rows(data: bytes) -> dict[bytes, RuleRows] | None:
 
 
 def text_runs(texts: Sequence[str]) -> Runs:
-    """The runs of a list of texts (see ``padtui.core.runs``)."""
+    """The runs of a list of texts (see ``padtui.core.sequences.runs``)."""
     return runs.of(b"texts", list(map(len, texts)), runs.texts_digest(texts))
 
 

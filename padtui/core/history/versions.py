@@ -11,13 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from padtui.core.audit import Audit, audit
+from padtui.core.audit.rewrite import Audit, audit
+from padtui.core.counting.tokens import counter_for
 from padtui.core.errors import PadError
 from padtui.core.formats import PadFile
-from padtui.core.journal import OWN_ORIGINS, Journal, Version
 from padtui.core.model import Pad
-from padtui.core.rules import RuleMap
-from padtui.core.tokens import counter_for
+from padtui.core.rules.finder import RuleMap
+from padtui.core.storage.journal import OWN_ORIGINS, Journal, Version
 from padtui.core.vocabulary import Origin, Verdict
 
 

@@ -25,10 +25,10 @@ from functools import lru_cache
 from itertools import chain, pairwise
 from typing import Any, Protocol, cast
 
-from padtui.core import runs
-from padtui.core.claims import split_claims
 from padtui.core.model import Entry, Pad
-from padtui.core.runs import Runs, strings_digest
+from padtui.core.rules.claims import split_claims
+from padtui.core.sequences import runs
+from padtui.core.sequences.runs import Runs, strings_digest
 
 
 class _Lazy:
@@ -1284,7 +1284,7 @@ def rule_key(entry: Entry, stamp: Any) -> bytes:
 
 
 def entry_runs(entries: Sequence[Entry], stamp: Any) -> tuple[bytes, list[int], runs.Digest]:
-    """How a list of entries is cut into runs and hashed (see ``padtui.core.runs``): by
+    """How a list of entries is cut into runs and hashed (see ``padtui.core.sequences.runs``): by
     what their rules depend on, each one's kind, text and headings, with ``stamp`` (see
     ``rule_key``)."""
     kinds = [e.kind for e in entries]
@@ -1313,7 +1313,7 @@ def _rules_stamp(words: frozenset[str]) -> Any:
     is not used."""
     import hashlib
 
-    from padtui.core import claims
+    from padtui.core.rules import claims
 
     h = hashlib.blake2b(digest_size=16)
     for module in (__file__, claims.__file__):

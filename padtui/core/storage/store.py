@@ -53,7 +53,6 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
-from padtui.core import fsio
 from padtui.core.errors import (
     CommitError,
     Conflict,
@@ -72,7 +71,9 @@ from padtui.core.formats import (
     render,
     to_bytes,
 )
-from padtui.core.fsio import (
+from padtui.core.model import Entry, Pad
+from padtui.core.storage import fsio
+from padtui.core.storage.fsio import (
     NO_SUCH_FILE,
     READ_ATTEMPTS,
     READ_BACKOFF,
@@ -81,9 +82,8 @@ from padtui.core.fsio import (
     Stamp,
     fsync_dir,
 )
-from padtui.core.journal import Journal
-from padtui.core.lock import lock, lock_path_for
-from padtui.core.model import Entry, Pad
+from padtui.core.storage.journal import Journal
+from padtui.core.storage.lock import lock, lock_path_for
 from padtui.core.vocabulary import Found, Origin
 
 # read, written and raised below the store, and part of its API

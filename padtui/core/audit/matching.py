@@ -13,8 +13,8 @@ from difflib import SequenceMatcher
 from itertools import compress, repeat
 from operator import and_, attrgetter, eq, is_, itemgetter, not_, sub
 
-from padtui.core.ends import common_ends
 from padtui.core.model import Entry, Pad
+from padtui.core.sequences.ends import common_ends
 
 CLOSE_ENOUGH = 0.6  # SequenceMatcher ratio of a small edit
 CLOSE_COVERED = 0.85  # ...or this much of the old text kept, in a text at least

@@ -1,5 +1,5 @@
 """A compaction of a conversation judged like a rewrite of a pad (the README's "Guard
-Claude Code's compactions"; the audit is core/audit.py).
+Claude Code's compactions"; the audit is core/audit/rewrite.py).
 
 The "before" is the rules in force: the rules of the memory files and the user's own
 rule-like messages, one entry a rule, each with where it came from. The "after" is the
@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from padtui.core.audit import Audit, audit
+from padtui.core.agents.transcript import Transcript
+from padtui.core.audit.rewrite import Audit, audit
+from padtui.core.counting.tokens import TokenCounter
 from padtui.core.formats import markdown
 from padtui.core.model import Entry, Pad, make_entry
-from padtui.core.rules import MEDIUM, RuleMap, find_rules, said_with, wording_kind
-from padtui.core.tokens import TokenCounter
-from padtui.core.transcript import Transcript
+from padtui.core.rules.finder import MEDIUM, RuleMap, find_rules, said_with, wording_kind
 from padtui.core.vocabulary import FindingCode, Verdict
 
 LOST_CODES = (FindingCode.CONSTRAINT_DROPPED, FindingCode.CONSTRAINT_WEAKENED)

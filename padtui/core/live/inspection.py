@@ -13,21 +13,21 @@ from datetime import UTC, datetime
 from operator import attrgetter
 from typing import NamedTuple, Protocol, TypedDict, Unpack
 
-from padtui.core.audit import Audit, audit, totals
-from padtui.core.claims import pad_claims
-from padtui.core.compaction import POLICIES, Plan, plan, resolve_budget
-from padtui.core.countcache import PadCounters
-from padtui.core.ends import common_ends
+from padtui.core.audit.matching import Pairs
+from padtui.core.audit.rewrite import Audit, audit, totals
+from padtui.core.compaction.plan import POLICIES, Plan, plan, resolve_budget
+from padtui.core.counting.countcache import PadCounters
+from padtui.core.counting.tokens import TokenCounter, counter_for
 from padtui.core.errors import PadError
 from padtui.core.formats import Layout, PadFile, named
-from padtui.core.fsio import Stamp
-from padtui.core.journal import OWN_ORIGINS, Journal
-from padtui.core.journal import Version as JournalVersion  # (a version as journaled)
-from padtui.core.matching import Pairs
 from padtui.core.model import Entry, Pad
-from padtui.core.rules import RuleMap
-from padtui.core.store import JournalArg, Snapshot, journal_of, snapshot_of
-from padtui.core.tokens import TokenCounter, counter_for
+from padtui.core.rules.claims import pad_claims
+from padtui.core.rules.finder import RuleMap
+from padtui.core.sequences.ends import common_ends
+from padtui.core.storage.fsio import Stamp
+from padtui.core.storage.journal import OWN_ORIGINS, Journal
+from padtui.core.storage.journal import Version as JournalVersion  # (a version as journaled)
+from padtui.core.storage.store import JournalArg, Snapshot, journal_of, snapshot_of
 
 BUDGET_STEP = 0.10  # [ and ] change the budget by 10 % of the budget they started from
 # who made a version: the journal's "seen" is a write padtui did not make (an agent's); any

@@ -10,8 +10,8 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
-from padtui.core.claims import split_claims
 from padtui.core.model import Entry
+from padtui.core.rules.claims import split_claims
 
 # --- what a constraint says ----------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""Agents' own files: Claude Code transcripts and their compactions, Letta agent files."""

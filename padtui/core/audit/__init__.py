@@ -1,0 +1,1 @@
+"""One rewrite judged: the findings of each check and a verdict computed from them."""
