@@ -28,7 +28,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from padtui.core.audit.rewrite import Audit, Finding, audit
+    from padtui.core.audit.findings import Finding
+    from padtui.core.audit.rewrite import Audit, audit
     from padtui.core.compaction.plan import Plan, compact, plan
     from padtui.core.compaction.sealing import externalize
     from padtui.core.counting.tokens import TokenCounter, counter_for
@@ -53,7 +54,8 @@ if TYPE_CHECKING:
 # The API is imported on first use, so that ``padtui check`` (and an agent that only plans)
 # does not pay for the audit, the journal and the safe-write machinery at start-up.
 _HOME = {
-    "padtui.core.audit.rewrite": ("Audit", "Finding", "audit"),
+    "padtui.core.audit.findings": ("Finding",),
+    "padtui.core.audit.rewrite": ("Audit", "audit"),
     "padtui.core.compaction.plan": ("Plan", "compact", "plan"),
     "padtui.core.errors": ("EncodingUnavailable", "PadError", "UnrecoverableCompactionError"),
     "padtui.core.formats": ("PadFile", "load", "load_pad"),

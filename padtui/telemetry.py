@@ -37,12 +37,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from padtui.core.audit.findings import FindingCode
 from padtui.core.text import one_line
-from padtui.core.vocabulary import FindingCode
 
 if TYPE_CHECKING:
     from padtui.core.agents.guard import Judgement
-    from padtui.core.audit.rewrite import Audit, Finding
+    from padtui.core.audit.findings import Finding
+    from padtui.core.audit.rewrite import Audit
     from padtui.core.compaction.plan import Plan
     from padtui.core.counting.tokens import TokenCounter
     from padtui.core.live.inspection import Inspection, SeenVersion

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from padtui.core.agents.guard import SummaryAudit, conversation_rules, judgement
 from padtui.core.agents.transcript import Compaction, Transcript
-from padtui.core.audit.rewrite import totals
+from padtui.core.audit.totals import totals
 from padtui.core.counting.tokens import TokenCounter
 from padtui.core.formats import Layout, PadFile
 from padtui.core.formats import markdown as md

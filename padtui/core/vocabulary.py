@@ -1,7 +1,8 @@
 """padtui's words, each a ``StrEnum``: a member is equal to its string (and is written as it
 in JSON), so commands, files and tests that say ``"corruption"`` keep meaning the member.
 
-Verdicts of an audit and severities of its findings, finding codes, the codes of a refused
+Verdicts of an audit and severities of its findings (the finding codes, each with its
+severity, are the audit's table: ``core/audit/findings.py``), the codes of a refused
 compaction plan, the plan's own verdict, compaction policies, the origins of journaled
 versions, and what a look at a live pad found. What each means is in the README ("What the
 audit reports", "Safe writes and the journal") and beside the code that decides it.
@@ -13,7 +14,7 @@ from enum import StrEnum
 
 
 class Verdict(StrEnum):
-    """An audit's verdict on one transition ``old -> new`` (``audit._verdict``)."""
+    """An audit's verdict on one transition ``old -> new`` (``audit.verdict``)."""
 
     UNCHANGED = "unchanged"
     GROWTH = "growth"
@@ -26,25 +27,6 @@ class Severity(StrEnum):
     CRITICAL = "critical"
     WARNING = "warning"
     INFO = "info"
-
-
-class FindingCode(StrEnum):
-    """What an audit finding is about (its severity: ``audit.SEVERITY``)."""
-
-    SEALED_REMOVED = "SEALED_REMOVED"
-    SEALED_EDITED = "SEALED_EDITED"
-    SEALED_UNSEALED = "SEALED_UNSEALED"
-    LOSS_RECORD_EVICTED = "LOSS_RECORD_EVICTED"
-    CONSTRAINT_DROPPED = "CONSTRAINT_DROPPED"
-    CONSTRAINT_WEAKENED = "CONSTRAINT_WEAKENED"
-    CONSTRAINT_DEMOTED = "CONSTRAINT_DEMOTED"
-    UNDECLARED_LOSS = "UNDECLARED_LOSS"
-    CLAIMS_REDUCED = "CLAIMS_REDUCED"
-    CAUTION_FALLING = "CAUTION_FALLING"
-    RULE_MOVED = "RULE_MOVED"
-    RULE_SCOPE_NARROWED = "RULE_SCOPE_NARROWED"
-    RULE_TIGHTENED = "RULE_TIGHTENED"
-    RULE_UNCERTAIN = "RULE_UNCERTAIN"
 
 
 class Scope(StrEnum):

@@ -11,8 +11,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from padtui.core.audit.findings import FindingCode
 from padtui.core.live.inspection import Inspection
 from padtui.core.text import one_line
+from padtui.core.vocabulary import RefusalCode
 
 SECTIONS: dict[str, tuple[str, str]] = {
     "distinction": (
@@ -61,31 +63,18 @@ SECTIONS: dict[str, tuple[str, str]] = {
     ),
 }
 
-CODE_SECTIONS = {
-    "SEALED_OVER_BUDGET": "boundary",
-    "RECORD_WOULD_NOT_FIT": "boundary",
-    "PROTECTED_KIND_WOULD_DROP": "boundary",
-    "RULE_WOULD_DROP": "boundary",
-    "NO_LOSS_RECORD": "boundary",
-    "CONSTRAINT_DROPPED": "distinction",
-    "CONSTRAINT_WEAKENED": "distinction",
-    "CONSTRAINT_DEMOTED": "boundary",
-    "UNDECLARED_LOSS": "distinction",
-    "LOSS_RECORD_EVICTED": "mitigation",
-    "SEALED_REMOVED": "mitigation",
-    "SEALED_EDITED": "mitigation",
-    "SEALED_UNSEALED": "mitigation",
-    "CLAIMS_REDUCED": "tell",
-    "CAUTION_FALLING": "tell",
-    "RULE_MOVED": "distinction",
-    "RULE_SCOPE_NARROWED": "boundary",
-    "RULE_TIGHTENED": "distinction",
-    "RULE_UNCERTAIN": "distinction",
-}
+# a refused compaction plan is the decision boundary: refuse and externalize, or halt
+REFUSAL_SECTION = "boundary"
 
 
-def section_for(code: str | None) -> str:
-    return CODE_SECTIONS.get(code or "", "distinction")
+def section_for(code: FindingCode | RefusalCode | None) -> str:
+    """The section that explains a finding (its row in the audit's table) or a refused
+    plan; with no code, the core distinction."""
+    if code is None:
+        return "distinction"
+    if isinstance(code, RefusalCode):
+        return REFUSAL_SECTION
+    return code.section
 
 
 def live_example(inspection: Inspection) -> Text:

@@ -39,7 +39,7 @@ from textual.widgets import Static
 
 from padtui import telemetry
 from padtui.core.agents import letta
-from padtui.core.audit.rewrite import totals
+from padtui.core.audit.totals import totals
 from padtui.core.compaction import sealing
 from padtui.core.compaction.plan import Plan, RuleAtRisk
 from padtui.core.errors import EncodingUnavailable, PadError

@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, OptionList, Sparkline, Static
 from textual.widgets.option_list import Option
 
 from padtui.core.agents import letta
-from padtui.core.audit.rewrite import Finding
+from padtui.core.audit.findings import Finding
 from padtui.core.compaction.plan import Plan, RuleAtRisk
 from padtui.core.live.inspection import Alarm, SeenVersion
 from padtui.core.text import clean, one_line

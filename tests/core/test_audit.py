@@ -17,15 +17,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from padtui.core.audit.findings import CRITICAL, SEVERITY, WARNING, Finding
 from padtui.core.audit.matching import match
-from padtui.core.audit.rewrite import (
-    CRITICAL,
-    SEVERITY,
-    WARNING,
-    Audit,
-    Finding,
-    audit,
-)
+from padtui.core.audit.rewrite import Audit, audit
 from padtui.core.audit.wording import named_by, weakening
 from padtui.core.compaction.plan import plan
 from padtui.core.counting.tokens import counter_for
@@ -1166,7 +1160,7 @@ def test_a_version_s_totals_taken_from_the_version_before_are_its_totals_counted
     """A live version's totals come from the version before: the entries it shares (the very
     objects, at its ends or moved) keep their counts, and the sums are taken by difference.
     They must be what counting the version afresh gives, field for field."""
-    from padtui.core.audit.rewrite import _Totals
+    from padtui.core.audit.totals import Totals as _Totals
 
     counter = counter_for()
     entries = [make_entry(k, t, sealed=s) for k, t, s in first]

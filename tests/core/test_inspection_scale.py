@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from padtui.core.audit import rewrite as audit_module
+from padtui.core.audit import totals as audit_module
 from padtui.core.audit.rewrite import audit
 from padtui.core.formats import parse
 from padtui.core.live.inspection import Inspection, shared

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from padtui.core.audit.findings import FindingCode as C
 from padtui.core.audit.rewrite import audit
 from padtui.core.formats import load_pad
 from padtui.core.memory.audit import StoreAudit, audit_stores
 from padtui.core.memory.discovery import folder_store
-from padtui.core.vocabulary import FindingCode as C
 from padtui.core.vocabulary import Verdict
 from tests.stores import make_store
 

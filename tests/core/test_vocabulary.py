@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from padtui.core.audit.rewrite import SEVERITY
-from padtui.core.vocabulary import FindingCode, Origin, Policy, Severity, Verdict
+from padtui.core.audit.findings import SEVERITY, FindingCode
+from padtui.core.vocabulary import Origin, Policy, Severity, Verdict
 
 
 def test_every_finding_code_has_a_severity() -> None:

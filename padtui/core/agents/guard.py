@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from padtui.core.agents.transcript import Transcript
+from padtui.core.audit.findings import FindingCode
 from padtui.core.audit.rewrite import Audit, audit
 from padtui.core.counting.tokens import TokenCounter
 from padtui.core.formats import markdown
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.rules.finder import MEDIUM, RuleMap, find_rules, said_with, wording_kind
-from padtui.core.vocabulary import FindingCode, Verdict
+from padtui.core.vocabulary import Verdict
 
 LOST_CODES = (FindingCode.CONSTRAINT_DROPPED, FindingCode.CONSTRAINT_WEAKENED)
 CARRY_WINDOW = 3  # compactions gone through for rules said before the last one

@@ -14,7 +14,8 @@ from operator import attrgetter
 from typing import NamedTuple, Protocol, TypedDict, Unpack
 
 from padtui.core.audit.matching import Pairs
-from padtui.core.audit.rewrite import Audit, audit, totals
+from padtui.core.audit.rewrite import Audit, audit
+from padtui.core.audit.totals import totals
 from padtui.core.compaction.plan import POLICIES, Plan, plan, resolve_budget
 from padtui.core.counting.countcache import PadCounters
 from padtui.core.counting.tokens import TokenCounter, counter_for

@@ -20,7 +20,8 @@ from functools import lru_cache
 from typing import Any
 
 from padtui.core.audit.carry import ClaimIndex, find, keeps_name, old_claims
-from padtui.core.audit.rewrite import Audit, Finding, audit
+from padtui.core.audit.findings import Finding, FindingCode
+from padtui.core.audit.rewrite import Audit, audit
 from padtui.core.audit.wording import cut, normalize
 from padtui.core.counting.tokens import TokenCounter
 from padtui.core.errors import PadError
@@ -28,7 +29,7 @@ from padtui.core.formats import markdown
 from padtui.core.model import Entry, Pad, make_entry
 from padtui.core.rules.finder import RuleMap, entry_rules, may_hold_rules
 from padtui.core.text import one_line
-from padtui.core.vocabulary import FindingCode, Scope, Severity, Verdict
+from padtui.core.vocabulary import Scope, Severity, Verdict
 
 from .discovery import MemoryFile, Store, wider
 
@@ -432,11 +433,11 @@ def _moves(
         code = FindingCode.RULE_SCOPE_NARROWED if narrowed else FindingCode.RULE_MOVED
         o, at = rules_went[0][0], rules_went[0][1]
         labels = tuple(dict.fromkeys(x for r in rules_went for x in (r[0].label, r[1].label)))
-        message = _move_message([r[2] for r in rules_went], o, at, narrowed)
         before = "\n".join(dict.fromkeys(r[2] for r in rules_went))
         after = "\n".join(dict.fromkeys(r[3] for r in rules_went))
-        finding = Finding(code, labels, message, cut(before, 600), cut(after, 600))
-        out.append(StoreFinding(finding, was, now if now != was else None, len(rules_went)))
+        said = _move_fields([r[2] for r in rules_went], o, at, narrowed)
+        made = Finding(code, labels, code.message(**said), cut(before, 600), cut(after, 600))
+        out.append(StoreFinding(made, was, now if now != was else None, len(rules_went)))
     return out
 
 
@@ -464,13 +465,22 @@ def _when(scope: Scope) -> str:
     }[scope]
 
 
-def _move_message(texts: Sequence[str], o: StoreEntry, at: StoreEntry, narrowed: bool) -> str:
+def _move_fields(
+    texts: Sequence[str], o: StoreEntry, at: StoreEntry, narrowed: bool
+) -> dict[str, str]:
+    """What a move's message says (``RULE_MOVED``, ``RULE_SCOPE_NARROWED``)."""
     what = f"rule {cut(one_line(texts[0]), 60)!r}" if len(texts) == 1 else f"{len(texts)} rules"
     if not narrowed:
-        return cut(f"{what} moved from {o.file} to {at.file}", 200)
+        return {"what": what, "was": o.file, "now": at.file}
     where = f" in {o.file}" if at.file == o.file else f" moved from {o.file} to {at.file} and"
     verb = "is" if len(texts) == 1 else "are"
-    return cut(f"{what}{where} {verb} now loaded {_when(at.scope)} (was {_when(o.scope)})", 200)
+    return {
+        "what": what,
+        "where": where,
+        "verb": verb,
+        "when": _when(at.scope),
+        "was": _when(o.scope),
+    }
 
 
 def changed_files(result: StoreAudit) -> Iterable[FileChange]:
