@@ -24,6 +24,8 @@ class Verdict(StrEnum):
 
 
 class Severity(StrEnum):
+    """How much an audit finding weighs: a critical one makes the verdict corruption."""
+
     CRITICAL = "critical"
     WARNING = "warning"
     INFO = "info"

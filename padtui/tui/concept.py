@@ -74,7 +74,7 @@ def section_for(code: FindingCode | RefusalCode | None) -> str:
         return "distinction"
     if isinstance(code, RefusalCode):
         return REFUSAL_SECTION
-    return code.section
+    return code.row.section
 
 
 def live_example(inspection: Inspection) -> Text:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -268,45 +268,81 @@ def find(
     ``stood(c)``: the new claim ``c`` stood in the old version as it stands now, so it is
     not where another old claim went (it was there all along, a rule of its own).
     """
-    want = _wanted(old)
-    core = _core(old)
-    names = names_in(old.body)
-    keys = _name_keys(old.body)
-    anchors = _anchors(old.body)
+    sought = _Sought.of(old)
     weakest: Carry | None = None
     best: tuple[bool, float] = (False, 0.0)
     for index in indexes:
         weak_before = weakest is not None
-        for share, c in index.same(old.body) + index.candidates(want | core | keys):
-            if normalize(c.body) not in (normalize(old.body), normalize(old.whole)) and stood(c):
+        for share, c in index.same(old.body) + index.candidates(sought.keys):
+            if _stood_apart(old, c, stood):
                 continue
             if weak_before and share < _ELSEWHERE:
                 continue  # weakened where it went: only a near copy elsewhere keeps it
             window = index.window(c)
-            flat = " ".join(n.body for n in window)
-            have = stems(flat)
-            near = len(want & have)
-            held = share * len(want) >= _needed(len(want)) or near >= _needed(len(want))
-            held = held or (bool(core) and len(core & have) >= _needed(len(core)))
-            named = bool(names) and all(keeps_name(n, flat) for n in names)
-            if anchors and not named:  # its identifiers and telling numbers, all there
-                named = all(keeps_name(a, flat) for a in anchors)
-            placed = loose and len(want) <= 3 and share > 0 and _beside(old.around, flat)
-            if not (held or named or placed):
-                continue  # not this claim (unless it names every object the old one did,
-                # or a short claim sits among what stood beside it)
+            held, named = _holds(sought, old, share, window, loose)
+            if not held:
+                continue
             if not old.rule:
                 return Carry(c)
-            changes = compare(old, c, window, anywhere)
-            lost = tuple(ch.text for ch in changes if ch.way == LOOSER)
-            unsure = tuple(ch.text for ch in changes if ch.way == UNSURE)
-            tighter = tuple(ch.text for ch in changes if ch.way == TIGHTER)
-            if not lost and not unsure:
-                return Carry(c, tighter=tighter, changes=tuple(changes))
+            carry = _carry(old, c, window, anywhere)
+            if not carry.lost and not carry.unsure:
+                return carry
             rank = (named, share)
             if weakest is None or rank > best:
-                weakest, best = Carry(c, lost, tighter, unsure, tuple(changes)), rank
+                weakest, best = carry, rank
     return weakest or Carry(None)
+
+
+@dataclass(frozen=True)
+class _Sought:
+    """What tells an old claim in a new version: its content words, those of its core, its
+    names, its identifiers and telling numbers."""
+
+    want: frozenset[str]
+    core: frozenset[str]
+    names: list[str]
+    anchors: list[str]
+    keys: frozenset[str]  # what the index is asked for
+
+    @staticmethod
+    def of(old: OldClaim) -> _Sought:
+        want, core = _wanted(old), _core(old)
+        keys = want | core | _name_keys(old.body)
+        return _Sought(want, core, names_in(old.body), _anchors(old.body), keys)
+
+
+def _stood_apart(old: OldClaim, c: NewClaim, stood: Callable[[NewClaim], bool]) -> bool:
+    """A new claim that stood as it stands now, and is not the old claim's very words."""
+    return normalize(c.body) not in (normalize(old.body), normalize(old.whole)) and stood(c)
+
+
+def _holds(
+    sought: _Sought, old: OldClaim, share: float, window: Sequence[NewClaim], loose: bool
+) -> tuple[bool, bool]:
+    """Does this window hold the old claim (most of its words or of its core, every object
+    it names, or for a short claim, a place among what stood beside it)? And does it name
+    every object the old claim did?"""
+    want, core = sought.want, sought.core
+    flat = " ".join(n.body for n in window)
+    have = stems(flat)
+    held = share * len(want) >= _needed(len(want)) or len(want & have) >= _needed(len(want))
+    held = held or (bool(core) and len(core & have) >= _needed(len(core)))
+    named = bool(sought.names) and all(keeps_name(n, flat) for n in sought.names)
+    if sought.anchors and not named:  # its identifiers and telling numbers, all there
+        named = all(keeps_name(a, flat) for a in sought.anchors)
+    placed = loose and len(want) <= 3 and share > 0 and _beside(old.around, flat)
+    return held or named or placed, named
+
+
+def _carry(
+    old: OldClaim, c: NewClaim, window: Sequence[NewClaim], anywhere: Callable[[str], bool]
+) -> Carry:
+    """The rule ``old`` found in ``c``: what it lost, gained, or changed unreadably."""
+    changes = tuple(compare(old, c, window, anywhere))
+    lost = tuple(ch.text for ch in changes if ch.way == LOOSER)
+    unsure = tuple(ch.text for ch in changes if ch.way == UNSURE)
+    tighter = tuple(ch.text for ch in changes if ch.way == TIGHTER)
+    return Carry(c, lost, tighter, unsure, changes)
 
 
 def _wanted(old: OldClaim) -> frozenset[str]:
@@ -444,9 +480,11 @@ def weakened(
     new: NewClaim,
     window: Sequence[NewClaim],
     anywhere: Callable[[str], bool] = lambda name: False,
-) -> list[str]:
-    """What ``new`` (with its neighbours) lost of the force of the rule ``old``."""
-    return [c.text for c in compare(old, new, window, anywhere) if c.way == LOOSER]
+) -> tuple[Reason, ...]:
+    """What part of the force of the rule ``old`` ``new`` (with its neighbours) lost, as
+    reasons (``compare`` says each change in words, for a finding's message)."""
+    lost = {c.reason for c in compare(old, new, window, anywhere) if c.way == LOOSER}
+    return tuple(r for r in Reason if r in lost)
 
 
 def compare(
@@ -464,98 +502,173 @@ def compare(
     counts: a stronger modal, a lower ceiling, an exception taken away, a caution made a
     prohibition are tighter, never lost.
     """
-    out: list[Change] = []
     same = {normalize(old.body), normalize(old.whole)} if old.whole else {normalize(old.body)}
     if normalize(new.body) in same and old.lent == new.lent:
-        return out  # the very words, lent the same force (a heading added above them)
+        return []  # the very words, lent the same force (a heading added above them)
+    r = _Reading.of(old, new, window)
+    return [
+        *_polarity(r),
+        *_restriction(r),
+        *_modal(r),
+        *_conditions(r),
+        *_numbers_changed(old.body, r.flat),
+        *_names(old, r.flat, anywhere),
+    ]
 
-    def lost(reason: Reason, text: str) -> None:
-        out.append(Change(reason, LOOSER, text))
 
-    old_text = old.body if not old.lent else f"{old.lent}: {old.body}"
-    want = _wanted(old)
-    clauses = _clauses(window)
-    # what speaks for the rule: the clauses of the claim it was found in that share a word
-    # with it, and the clause after each (the claim before is another rule's)
-    first = _first_clause(window, new)
-    related = [i for i, (_, words, _l) in enumerate(clauses) if words & want and i >= first]
-    near = sorted({j for i in related for j in (i, i + 1) if j < len(clauses)})
-    was_neg = R.negative(old_text)
-    mine = [clauses[i] for i in near] or clauses
-    escape = [c for i in related for c in R.conditions(clauses[i][0]) if R.escape(c)]
-    if escape and not any(R.escape(c) for c in R.conditions(old.body)):
-        lost(Reason.CONDITION, f"its absoluteness (now {escape[0]!r})")  # "unless ... reason"
-    elif not R.exempt(old.body):
-        turned = _turned(old, clauses, related)
-        if turned:
-            lost(Reason.POLARITY, turned)
-        elif was_neg and not any(_negative(t, lent) for t, _w, lent in mine):
-            said = R.markers(old_text)
-            what = "its negation" if _fact(old_text) else "its prohibition"
-            lost(Reason.POLARITY, what + (f" ({', '.join(map(repr, said[:3]))})" if said else ""))
-        elif not was_neg and related and all(_flips(clauses[i]) for i in related):
-            said = R.markers(" ".join(clauses[i][0] for i in related))
-            now = "its polarity (now " + ", ".join(map(repr, said[:3])) + ")"
-            # "be careful with X" -> "never X": a caution made a prohibition is stricter
-            way = TIGHTER if R.caution(old_text) else LOOSER
-            out.append(Change(Reason.POLARITY, way, now))
-    confined = R.exclusive(old.body)
-    if confined and not any(R.exclusive(clauses[i][0]) for i in near):
-        lost(Reason.CONDITION, f"its restriction ({confined!r})")
+Clause = tuple[str, frozenset[str], str | None]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """The old rule beside the new claim it was found in: the new claim's window read
+    clause by clause, and which of them speak for the rule."""
+
+    old: OldClaim
+    new: NewClaim
+    window: Sequence[NewClaim]
+    old_text: str  # the rule with the heading that lends it force
+    want: frozenset[str]
+    clauses: list[Clause]
+    first: int  # the first clause of the new claim
+    related: list[int]  # the clauses of the new claim that share a word with the rule
+    near: list[int]  # those, and the clause after each
+    was_neg: bool
+    flat: str  # the window's text
+
+    @staticmethod
+    def of(old: OldClaim, new: NewClaim, window: Sequence[NewClaim]) -> _Reading:
+        old_text = old.body if not old.lent else f"{old.lent}: {old.body}"
+        want = _wanted(old)
+        clauses = _clauses(window)
+        # what speaks for the rule: the clauses of the claim it was found in that share a
+        # word with it, and the clause after each (the claim before is another rule's)
+        first = _first_clause(window, new)
+        related = [i for i, (_, words, _l) in enumerate(clauses) if words & want and i >= first]
+        near = sorted({j for i in related for j in (i, i + 1) if j < len(clauses)})
+        flat = " ".join(n.body for n in window)
+        return _Reading(
+            old, new, window, old_text, want, clauses, first, related, near,
+            R.negative(old_text), flat,
+        )  # fmt: skip
+
+
+def _polarity(r: _Reading) -> list[Change]:
+    """A way out added ("unless ... reason"), a negation moved between clauses or gone, a
+    statement turned into a prohibition (stricter when it was a caution)."""
+    escape = [c for i in r.related for c in R.conditions(r.clauses[i][0]) if R.escape(c)]
+    if escape and not any(R.escape(c) for c in R.conditions(r.old.body)):
+        return [Change(Reason.CONDITION, LOOSER, f"its absoluteness (now {escape[0]!r})")]
+    if R.exempt(r.old.body):
+        return []
+    turned = _turned(r.old, r.clauses, r.related)
+    if turned:
+        return [Change(Reason.POLARITY, LOOSER, turned)]
+    return _negation(r)
+
+
+def _negation(r: _Reading) -> list[Change]:
+    """A prohibition (or negative fact) no clause near the rule says any more, or a
+    statement every clause that speaks for it now negates."""
+    clauses, related = r.clauses, r.related
+    mine = [clauses[i] for i in r.near] or clauses
+    if r.was_neg and not any(_negative(t, lent) for t, _w, lent in mine):
+        said = R.markers(r.old_text)
+        what = "its negation" if _fact(r.old_text) else "its prohibition"
+        words = f" ({', '.join(map(repr, said[:3]))})" if said else ""
+        return [Change(Reason.POLARITY, LOOSER, what + words)]
+    if not r.was_neg and related and all(_flips(clauses[i]) for i in related):
+        said = R.markers(" ".join(clauses[i][0] for i in related))
+        now = "its polarity (now " + ", ".join(map(repr, said[:3])) + ")"
+        # "be careful with X" -> "never X": a caution made a prohibition is stricter
+        way = TIGHTER if R.caution(r.old_text) else LOOSER
+        return [Change(Reason.POLARITY, way, now)]
+    return []
+
+
+def _restriction(r: _Reading) -> list[Change]:
+    """ "only ...": a restriction no clause near the rule keeps."""
+    confined = R.exclusive(r.old.body)
+    if confined and not any(R.exclusive(r.clauses[i][0]) for i in r.near):
+        return [Change(Reason.CONDITION, LOOSER, f"its restriction ({confined!r})")]
+    return []
+
+
+def _modal(r: _Reading) -> list[Change]:
+    """The rule's modal before and after: weaker is lost; stronger is stricter only where
+    the new words say so ("never", "must"): a bare statement is read as strong, but it may
+    be a description ("the template has these sections")."""
+    old, new = r.old, r.new
     before = R.strength(old.body, old.lent)
-    new_words = new.body
-    if R.hedged(new.body):
-        after = R.WEAK
-    elif related:
-        # the modal of the clause that says most of the rule's words; a clause that says
-        # none lets a "can" or "may" beside it ("the library can be a good place") speak
-        own = stems(old.body) or want
-        best = max(
-            related,
-            key=lambda i: (
-                _negative(clauses[i][0], clauses[i][2]) == was_neg,  # "must not be retried"
-                len(own & clauses[i][1]),
-                len(want & clauses[i][1]),
-                -i,
-            ),
-        )
-        stated = R.stated(clauses[best][0])
-        last = first + _clause_count(new)  # (the claim's own clauses, not its neighbours')
-        mine_only = [i for i in related if i < last] or [best]
-        span = " ".join(clauses[i][0] for i in range(mine_only[0], mine_only[-1] + 1))
-        if stated is not None:
-            after, new_words = stated, clauses[best][0]
-        elif R.weak_modal(span):
-            after, new_words = R.WEAK, span
-        else:
-            after, new_words = R.strength(clauses[best][0], clauses[best][2]), clauses[best][0]
-    else:
-        after = R.strength(new.body, new.lent)
-    # stricter only where the new words say so ("never", "must"): a bare statement is read
-    # as strong, but it may be a description ("the template has these sections")
+    after, new_words = _strength_now(r)
     explicit = R.stated(new_words) is not None or (new.lent is not None and new.lent != old.lent)
-    if after < before or (after > before and explicit):
-        was, now = _said(old.body, old.lent), _said(new_words, new.lent)
-        way = LOOSER if after < before else TIGHTER
-        force = f"its force ({_STRENGTH[before]}{was} -> {_STRENGTH[after]}{now})"
-        out.append(Change(Reason.MODAL, way, force))
-    flat = " ".join(n.body for n in window)
-    have = stems(flat)
-    conditioned = any(R.conditions(n.body) for n in window)
-    for cond in R.conditions(old.body):
+    if not (after < before or (after > before and explicit)):
+        return []
+    was, now = _said(old.body, old.lent), _said(new_words, new.lent)
+    way = LOOSER if after < before else TIGHTER
+    force = f"its force ({_STRENGTH[before]}{was} -> {_STRENGTH[after]}{now})"
+    return [Change(Reason.MODAL, way, force)]
+
+
+def _strength_now(r: _Reading) -> tuple[int, str]:
+    """The new claim's strength for this rule, and the words that give it."""
+    new, clauses, related = r.new, r.clauses, r.related
+    if R.hedged(new.body):
+        return R.WEAK, new.body
+    if not related:
+        return R.strength(new.body, new.lent), new.body
+    # the modal of the clause that says most of the rule's words; a clause that says
+    # none lets a "can" or "may" beside it ("the library can be a good place") speak
+    own = stems(r.old.body) or r.want
+    best = max(
+        related,
+        key=lambda i: (
+            _negative(clauses[i][0], clauses[i][2]) == r.was_neg,  # "must not be retried"
+            len(own & clauses[i][1]),
+            len(r.want & clauses[i][1]),
+            -i,
+        ),
+    )
+    stated = R.stated(clauses[best][0])
+    if stated is not None:
+        return stated, clauses[best][0]
+    last = r.first + _clause_count(new)  # (the claim's own clauses, not its neighbours')
+    mine_only = [i for i in related if i < last] or [best]
+    span = " ".join(clauses[i][0] for i in range(mine_only[0], mine_only[-1] + 1))
+    if R.weak_modal(span):
+        return R.WEAK, span
+    return R.strength(clauses[best][0], clauses[best][2]), clauses[best][0]
+
+
+def _conditions(r: _Reading) -> list[Change]:
+    """Each condition of the rule the window no longer says: lost, or (a way out taken
+    away) stricter."""
+    out = []
+    have = stems(r.flat)
+    conditioned = any(R.conditions(n.body) for n in r.window)
+    for cond in R.conditions(r.old.body):
         words = stems(cond) - _VAGUE
         if not words or len(words & have) * 2 >= len(words):
             continue
         if R.trigger(cond) and conditioned:
             continue  # "if they fail, fix it before review": "they must pass before review"
-        if R.ordering(cond) and any(R.orders(clauses[i][0]) for i in related):
+        if R.ordering(cond) and any(R.orders(r.clauses[i][0]) for i in r.related):
             continue  # "before processing, offer a pause": "offer a pause first"
-        if R.escape(cond) and not any(R.escape(c) for n in window for c in R.conditions(n.body)):
+        if R.escape(cond) and not _escapes(r.window):
             # "never X unless asked" -> "never X": the way out taken away
             out.append(Change(Reason.CONDITION, TIGHTER, f"its exception {cond!r} removed"))
             continue
-        lost(Reason.CONDITION, f"its condition {cond!r}")
-    out += _numbers_changed(old.body, flat)
+        out.append(Change(Reason.CONDITION, LOOSER, f"its condition {cond!r}"))
+    return out
+
+
+def _escapes(window: Sequence[NewClaim]) -> bool:
+    return any(R.escape(c) for n in window for c in R.conditions(n.body))
+
+
+def _names(old: OldClaim, flat: str, anywhere: Callable[[str], bool]) -> list[Change]:
+    """The names of the rule the window no longer says: lost; a sample ("e.g. `foo`")
+    swapped for another is a change the audit cannot be sure of."""
     ids, proper = name_kinds(old.body)
     proper -= addressees(old.body)
     samples = examples(old.body)  # ("e.g. `foo`", "(\"I'll start by...\")"): samples
@@ -564,13 +677,15 @@ def compare(
     # 1.75") is shorthand; one gone from the pad is a change
     lost_proper = [n for n in sorted(proper - ids) if not keeps_name(n, flat)]
     gone += [n for n in lost_proper if not anywhere(n)]
+    out = []
     strong = [n for n in gone if n not in samples]
     weak = [n for n in gone if n in samples]
     if strong:
-        lost(Reason.NAME, ("names " if len(strong) > 1 else "name ") + ", ".join(map(repr, strong)))
+        names = ("names " if len(strong) > 1 else "name ") + ", ".join(map(repr, strong))
+        out.append(Change(Reason.NAME, LOOSER, names))
     if weak:
-        text = ("names " if len(weak) > 1 else "name ") + ", ".join(map(repr, weak))
-        out.append(Change(Reason.NAME, UNSURE, text))
+        names = ("names " if len(weak) > 1 else "name ") + ", ".join(map(repr, weak))
+        out.append(Change(Reason.NAME, UNSURE, names))
     return out
 
 
@@ -598,20 +713,28 @@ def _numbers_changed(old: str, new: str) -> list[Change]:
     -> "at most 3", "at least 2" -> "at least 3") is tighter; any other change is looser."""
     have = R.numbers(new)
     kept = {n for n, _ in have} | R.number_words(new)
-    led = R.led_numbers(new)
     out: list[Change] = []
-    seen: set[str] = set()
-
-    def add(way: str, text: str) -> None:
-        if text not in seen:
-            seen.add(text)
+    for way, text in [*_moved_after(old, new, kept), *_not_stated(old, new, have, kept)]:
+        if all(ch.text != text for ch in out):
             out.append(Change(Reason.NUMBER, way, text))
+    return out
 
+
+def _moved_after(old: str, new: str, kept: set[str]) -> Iterator[tuple[str, str]]:
+    """A number still stated, but no longer after the word that led it."""
+    led = R.led_numbers(new)
     for word, nums in R.led_numbers(old).items():
         for num in sorted(nums):
             if num in kept and word in led and num not in led[word]:
                 now = ", ".join(map(repr, sorted(led[word])[:2]))
-                add(LOOSER, f"number {num!r} (now {now} after {word!r})")
+                yield LOOSER, f"number {num!r} (now {now} after {word!r})"
+
+
+def _not_stated(
+    old: str, new: str, have: Sequence[tuple[str, frozenset[str]]], kept: set[str]
+) -> Iterator[tuple[str, str]]:
+    """A number not stated again, with what stands in its place; a bound moved the strict
+    way is tighter."""
     for num, ctx in R.numbers(old):
         if num in kept:
             continue
@@ -623,8 +746,7 @@ def _numbers_changed(old: str, new: str) -> list[Change]:
         if bound and len(instead) == 1 and R.bound(new, instead[0]) == bound:
             way = TIGHTER if R.stricter(bound, num, instead[0]) else LOOSER
         now = f" (now {', '.join(map(repr, instead[:2]))})" if instead else ""
-        add(way, f"number {num!r}{now}")
-    return out
+        yield way, f"number {num!r}{now}"
 
 
 _PATH_TAIL = re.compile(r"[\w.~-]*/[\w./-]*\w|\b[\w-]+\.\w{1,5}\b")

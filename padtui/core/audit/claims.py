@@ -196,30 +196,14 @@ def uncertain_rules(fates: Fates) -> list[Finding]:
     """Rules carried nowhere that bind nobody by their own words (a rule only by the
     file's title), or of a pad rewritten into another language: uncertain, not lost."""
     o, out = fates.old, []
-    doubted = [f.claim.text for f in fates.of(DOUBTED)]
-    if doubted:
-        out.append(
-            finding(
-                FindingCode.RULE_UNCERTAIN,
-                (o.label,),
-                part(o.text, doubted),
-                None,
-                GONE,
-                case="placed",
-                what=what(o),
-            )
-        )
-    foreign = [f.claim.text for f in fates.of(FOREIGN)]
-    if foreign:
-        out.append(
-            finding(
-                FindingCode.RULE_UNCERTAIN,
-                (o.label,),
-                part(o.text, foreign),
-                case="translated",
-                what=what(o),
-            )
-        )
+    # (a rule only by its place went, as far as the audit can tell; one in another
+    # language may stand in the new version, unread)
+    for way, case, reasons in ((DOUBTED, "placed", GONE), (FOREIGN, "translated", ())):
+        texts = [f.claim.text for f in fates.of(way)]
+        if texts:
+            before = part(o.text, texts)
+            code = FindingCode.RULE_UNCERTAIN
+            out.append(finding(code, (o.label,), before, None, reasons, case=case, what=what(o)))
     return out
 
 

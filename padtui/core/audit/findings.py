@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import StrEnum, auto
 from typing import Any
 
 from padtui.core.audit.wording import cut
@@ -45,31 +45,29 @@ class FindingCode(StrEnum):
 
     row: Row
 
+    @staticmethod
+    def _generate_next_value_(name: str, start: int, count: int, last: list[str]) -> str:
+        return name  # (a code is its name: "SEALED_REMOVED")
+
     def __new__(cls, value: str, row: Row) -> FindingCode:
         member = str.__new__(cls, value)
         member._value_ = value
         member.row = row
         return member
 
-    @property
-    def severity(self) -> Severity:
-        return self.row.severity
-
-    @property
-    def section(self) -> str:
-        return self.row.section
-
     def message(self, case: str = "", **fields: object) -> str:
         """The message of this code's ``case``, its fields filled in."""
         text = self.row.messages[case].format(**fields)
         return text if self.row.width is None else cut(text, self.row.width)
 
+    # a sealed entry gone
     SEALED_REMOVED = (
-        "SEALED_REMOVED",
+        auto(),
         Row(CRITICAL, MITIGATION, {"": "sealed {what} is gone from the append-only region"}),
     )
+    # a sealed entry's text rewritten, or its kind changed
     SEALED_EDITED = (
-        "SEALED_EDITED",
+        auto(),
         Row(
             CRITICAL,
             MITIGATION,
@@ -79,20 +77,23 @@ class FindingCode(StrEnum):
             },
         ),
     )
+    # a sealed entry moved out of the sealed region
     SEALED_UNSEALED = (
-        "SEALED_UNSEALED",
+        auto(),
         Row(CRITICAL, MITIGATION, {"": "sealed {what} was moved out of the sealed region"}),
     )
+    # a loss record gone, and folded into no other
     LOSS_RECORD_EVICTED = (
-        "LOSS_RECORD_EVICTED",
+        auto(),
         Row(
             CRITICAL,
             MITIGATION,
             {"": "loss record {label} was evicted: the record of an earlier loss is lost"},
         ),
     )
+    # a rule gone with its entry, carried nowhere, declared by nothing
     CONSTRAINT_DROPPED = (
-        "CONSTRAINT_DROPPED",
+        auto(),
         Row(
             CRITICAL,
             DISTINCTION,
@@ -100,8 +101,9 @@ class FindingCode(StrEnum):
             160,
         ),
     )
+    # a rule carried with less force, or its entry rewritten without it
     CONSTRAINT_WEAKENED = (
-        "CONSTRAINT_WEAKENED",
+        auto(),
         Row(
             CRITICAL,
             DISTINCTION,
@@ -112,8 +114,9 @@ class FindingCode(StrEnum):
             160,
         ),
     )
+    # a constraint or negative fact now only in entries a pass may rewrite
     CONSTRAINT_DEMOTED = (
-        "CONSTRAINT_DEMOTED",
+        auto(),
         Row(
             WARNING,
             BOUNDARY,
@@ -123,8 +126,9 @@ class FindingCode(StrEnum):
             },
         ),
     )
+    # plain claims an edit left out, or an entry gone with most of them
     UNDECLARED_LOSS = (
-        "UNDECLARED_LOSS",
+        auto(),
         Row(
             WARNING,
             DISTINCTION,
@@ -137,8 +141,9 @@ class FindingCode(StrEnum):
             160,
         ),
     )
+    # fewer claims, some carried nowhere and undeclared
     CLAIMS_REDUCED = (
-        "CLAIMS_REDUCED",
+        auto(),
         Row(
             WARNING,
             TELL,
@@ -149,8 +154,9 @@ class FindingCode(StrEnum):
             },
         ),
     )
+    # the pad shrank and its share of rules fell
     CAUTION_FALLING = (
-        "CAUTION_FALLING",
+        auto(),
         Row(
             WARNING,
             TELL,
@@ -161,20 +167,24 @@ class FindingCode(StrEnum):
             },
         ),
     )
+    # a rule of a store carried into another file
     RULE_MOVED = (
-        "RULE_MOVED",
+        auto(),
         Row(INFO, DISTINCTION, {"": "{what} moved from {was} to {now}"}, 200),
     )
+    # a rule of a store now loaded less often
     RULE_SCOPE_NARROWED = (
-        "RULE_SCOPE_NARROWED",
+        auto(),
         Row(WARNING, BOUNDARY, {"": "{what}{where} {verb} now loaded {when} (was {was})"}, 200),
     )
+    # a rule carried stricter than before
     RULE_TIGHTENED = (
-        "RULE_TIGHTENED",
+        auto(),
         Row(WARNING, DISTINCTION, {"": "{what} was made stricter: {changes}"}, 160),
     )
+    # a rule changed in a way the audit cannot read, or carried nowhere it can see
     RULE_UNCERTAIN = (
-        "RULE_UNCERTAIN",
+        auto(),
         Row(
             WARNING,
             DISTINCTION,
@@ -191,7 +201,7 @@ class FindingCode(StrEnum):
 
 
 # each code's severity (the code's row says it; kept as a mapping for the CLI and tests)
-SEVERITY: Mapping[FindingCode, Severity] = {code: code.severity for code in FindingCode}
+SEVERITY: Mapping[FindingCode, Severity] = {code: code.row.severity for code in FindingCode}
 
 
 @dataclass(frozen=True)
@@ -209,7 +219,7 @@ class Finding:
 
     @property
     def severity(self) -> Severity:
-        return self.code.severity
+        return self.code.row.severity
 
     def as_json(self) -> dict[str, Any]:
         return {

@@ -238,6 +238,7 @@ def _match_close(
     found: dict[int, tuple[int, str]],
     taken: set[int],
 ) -> None:
+    """Pair the entries left by close text within the same kind, the closest pairs first."""
     index: dict[tuple[str, str], list[int]] = defaultdict(list)
     words: dict[int, set[str]] = {}
     for n in news:
@@ -247,32 +248,45 @@ def _match_close(
                 index[(n.kind, w)].append(n.index)
     pairs: list[tuple[float, int, int]] = []
     for o in olds:
-        if o.index in found or not _may_pair(o):
-            continue
-        mine = _words(o.text)
-        postings = [p for w in mine if (p := index.get((o.kind, w)))]
-        shared: dict[int, int] = defaultdict(int)
-        for posting in heapq.nsmallest(_RARE_WORDS, postings, key=len):
-            if len(posting) > _POSTING_CAP:  # a common word: look near the entry's place
-                at = bisect.bisect_left(posting, o.index) - _POSTING_CAP // 2
-                posting = posting[max(at, 0) : max(at, 0) + _POSTING_CAP]
-            for i in posting:
-                shared[i] += 1
-        best = heapq.nsmallest(_CANDIDATES, shared, key=lambda i: (-shared[i], i))
-        # the few with the most words in common (relative to their size) get a close look
-        overlap = {i: len(mine & words[i]) / len(mine | words[i]) for i in best}
-        sm: SequenceMatcher[str] = SequenceMatcher(None, autojunk=False)
-        sm.set_seq2(o.text)
-        tries = heapq.nsmallest(_TRIES, best, key=lambda i: (-overlap[i], i))
-        floor = overlap[tries[0]] * _TRY_FLOOR if tries else 0.0
-        for i in (i for i in tries if overlap[i] >= floor):
-            n = new.entries[i]
-            if o.id is not None and n.id is not None and o.id != n.id:
-                continue
-            score = _closeness(sm, o.text, n.text)
-            if score:  # a pair in the same region is likelier the same entry
-                pairs.append((score - _CROSS_REGION * (o.sealed != n.sealed), o.index, i))
+        if o.index not in found and _may_pair(o):
+            pairs += _close_pairs(o, new, index, words)
     for _score, oi, ni in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
         if oi not in found and ni not in taken:
             found[oi] = (ni, "close")
             taken.add(ni)
+
+
+def _close_pairs(
+    o: Entry, new: Pad, index: Mapping[tuple[str, str], list[int]], words: Mapping[int, set[str]]
+) -> list[tuple[float, int, int]]:
+    """The new entries close enough to ``o`` to pair with it, each with its closeness."""
+    mine = _words(o.text)
+    best = _sharing(o, mine, index)
+    # the few with the most words in common (relative to their size) get a close look
+    overlap = {i: len(mine & words[i]) / len(mine | words[i]) for i in best}
+    sm: SequenceMatcher[str] = SequenceMatcher(None, autojunk=False)
+    sm.set_seq2(o.text)
+    tries = heapq.nsmallest(_TRIES, best, key=lambda i: (-overlap[i], i))
+    floor = overlap[tries[0]] * _TRY_FLOOR if tries else 0.0
+    pairs = []
+    for i in (i for i in tries if overlap[i] >= floor):
+        n = new.entries[i]
+        if o.id is not None and n.id is not None and o.id != n.id:
+            continue
+        score = _closeness(sm, o.text, n.text)
+        if score:  # a pair in the same region is likelier the same entry
+            pairs.append((score - _CROSS_REGION * (o.sealed != n.sealed), o.index, i))
+    return pairs
+
+
+def _sharing(o: Entry, mine: set[str], index: Mapping[tuple[str, str], list[int]]) -> list[int]:
+    """The new entries of ``o``'s kind that share most of its rarest words."""
+    postings = [p for w in mine if (p := index.get((o.kind, w)))]
+    shared: dict[int, int] = defaultdict(int)
+    for posting in heapq.nsmallest(_RARE_WORDS, postings, key=len):
+        if len(posting) > _POSTING_CAP:  # a common word: look near the entry's place
+            at = bisect.bisect_left(posting, o.index) - _POSTING_CAP // 2
+            posting = posting[max(at, 0) : max(at, 0) + _POSTING_CAP]
+        for i in posting:
+            shared[i] += 1
+    return heapq.nsmallest(_CANDIDATES, shared, key=lambda i: (-shared[i], i))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from padtui.core.model import Entry
 from padtui.core.rules.claims import split_claims
@@ -130,25 +130,39 @@ def name_kinds(text: str) -> tuple[set[str], set[str]]:
     """A text's identifiers (code, quoted strings, paths, dotted names) and its proper names
     (capitalised words that do not start a sentence, acronyms)."""
     body = _clean(text)
-    found: set[str] = set()
+    ids = {f for f in _identifiers(body) if f and f not in _STOP and f not in _NEG_WORDS}
+    proper = {f for f in _proper(body) if f and f not in _STOP and f not in _NEG_WORDS}
+    return ids, proper - ids
+
+
+def _identifiers(body: str) -> Iterator[str]:
+    """Code, quoted strings (not a single plain word: a scare quote), identifiers and
+    paths."""
     for m in _CODE.findall(body):
-        found.add(normalize(m))
+        yield normalize(m)
     for q in _QUOTED.findall(body):
         quote = normalize("".join(q))
         if not re.fullmatch(r"[a-z]+", quote):  # a single plain word is a scare quote
-            found.add(quote)
+            yield quote
     for chunk in _CHUNK.findall(body):
         chunk = chunk.strip(_CHUNK_EDGE)
-        inner = chunk.strip("/.:")
-        if not re.search(r"\w[_/.:]+\w", chunk) or re.fullmatch(r"[\d.,:]+", chunk):
-            continue  # not an identifier (a time or a decimal is a number)
-        if (_PLAIN_SLASHES.fullmatch(chunk) or _DOTTED_LETTERS.fullmatch(inner)) and not (
-            chunk.startswith(("/", "~", "."))
-        ):
-            continue
-        found.add(chunk.lower())
-    ids = {f for f in found if f and f not in _STOP and f not in _NEG_WORDS}
-    found = set()
+        if _identifier(chunk):
+            yield chunk.lower()
+
+
+def _identifier(chunk: str) -> bool:
+    """A dotted, slashed or colon-joined name; not a time or a decimal (a number), nor
+    plain words with slashes or letters with dots ("and/or", "e.g."), unless a path."""
+    inner = chunk.strip("/.:")
+    if not re.search(r"\w[_/.:]+\w", chunk) or re.fullmatch(r"[\d.,:]+", chunk):
+        return False
+    plain = _PLAIN_SLASHES.fullmatch(chunk) or _DOTTED_LETTERS.fullmatch(inner)
+    return not plain or chunk.startswith(("/", "~", "."))
+
+
+def _proper(body: str) -> Iterator[str]:
+    """Acronyms and capitalised words that do not start a sentence, of each claim not
+    shouted, after its bold label."""
     for claim in split_claims(body):
         if not re.search(r"[a-z]", claim):
             continue  # a shouted line: its capitals are emphasis, not names
@@ -156,11 +170,10 @@ def name_kinds(text: str) -> tuple[set[str], set[str]]:
         label = _LABEL.match(claim)  # "**Response Protocol:** ..." is a heading, not a name
         skip = label.end() if label else 0
         for m in _CAPS.finditer(claim):
-            found.add(m.group().lower())
+            yield m.group().lower()
         for m in _CAPITALISED.finditer(claim):
             if m.start() not in starts and m.start() >= skip:
-                found.add(m.group().lower())
-    return ids, {f for f in found if f and f not in _STOP and f not in _NEG_WORDS} - ids
+                yield m.group().lower()
 
 
 # who a rule speaks to ("Cline MUST update", "Claude should never", "Clineは必ず"): not
