@@ -67,14 +67,14 @@ SECTIONS: dict[str, tuple[str, str]] = {
 REFUSAL_SECTION = "boundary"
 
 
-def section_for(code: FindingCode | RefusalCode | None) -> str:
+def section_for(code: str | None) -> str:
     """The section that explains a finding (its row in the audit's table) or a refused
-    plan; with no code, the core distinction."""
+    plan; with no code, the core distinction. A code of neither kind is an error."""
     if code is None:
         return "distinction"
-    if isinstance(code, RefusalCode):
+    if code in tuple(RefusalCode):
         return REFUSAL_SECTION
-    return code.row.section
+    return FindingCode[code].row.section  # (a code is its name)
 
 
 def live_example(inspection: Inspection) -> Text:

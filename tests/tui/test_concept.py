@@ -35,3 +35,8 @@ def test_each_finding_opens_the_section_that_explains_it() -> None:
     }
     assert {section_for(code) for code in RefusalCode} == {"boundary"}
     assert section_for(None) == "distinction"  # (no code: the core distinction)
+
+
+def test_a_code_the_table_does_not_hold_is_an_error_not_the_first_section() -> None:
+    with pytest.raises(KeyError):
+        section_for("NO_SUCH_CODE")
