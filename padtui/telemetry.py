@@ -4,21 +4,26 @@ The faces call the verdict functions below (``audited``, ``planned``, ``version_
 ``compaction_judged``, ``report_verdict``); each is a no-op costing one test unless
 ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``) is set and the
 ``otel`` extra installed. Only then is ``opentelemetry`` imported, configured by the standard
-``OTEL_*`` variables alone:
+``OTEL_*`` variables alone, in one of two ways:
 
 - in a long-lived process (the TUI, the MCP server) and a hook, in a thread of its own, set
-  up at the first verdict (those reported meanwhile wait for it, bounded);
-- for ``check`` and ``audit``, in a sender process started as the command starts
-  (``prepare``), on another core beside the command's work; the command hands it each
-  verdict as a line of JSON.
+  up at the first verdict (those reported meanwhile wait for it, bounded). Spans wait in the
+  SDK's bounded queue (``BatchSpanProcessor``) and leave from its thread: the screen and a
+  hook only add to the queue. At exit (``finish``) what is queued is sent, bounded by the
+  exporter's timeout (``OTEL_EXPORTER_OTLP_TIMEOUT``); a failure to send is one line on
+  standard error (or the TUI's notice).
+- ``check`` and ``audit`` (``prepare``) hold their verdicts, and at exit write them to a spool
+  file in the state folder and start a sender process on it (``python -m padtui.telemetry
+  SPOOL``, in a session of its own), without waiting for it: starting Python and importing
+  the SDK take longer than a warm audit of a large pad. The sender exports within the
+  exporter's timeout and removes the spool; a failure is a line in the export's log
+  (``export.log`` beside the spools), which the next command that exports tells in one line
+  on standard error.
 
-Either way spans wait in the SDK's bounded queue (``BatchSpanProcessor``) and leave from its
-thread: the screen and a hook only add to the queue. At exit (``finish``) what is queued is
-sent, bounded by the exporter's timeout (``OTEL_EXPORTER_OTLP_TIMEOUT``); a failure to send is
-one line on standard error (or the TUI's notice), never a traceback, and never an exit code.
+Never a traceback, and never another exit code.
 
-A face module, not core: it does I/O of its own (a network exporter, a thread, a hook at
-exit), which the core never does.
+A face module, not core: it does I/O of its own (a network exporter, a thread, a process, a
+hook at exit), which the core never does.
 """
 
 from __future__ import annotations
@@ -85,15 +90,21 @@ _guard = threading.RLock()  # (a problem is told while the set-up holds it)
 _exporting: _Exporting | None = None
 _decided = False  # the set-up is done (exporting or not)
 _setting_up: threading.Thread | None = None
-_sender: subprocess.Popen[bytes] | None = None  # (see prepare)
-_handed = 0  # verdicts handed to the sender
+_detached = False  # verdicts held for a sender started at exit (see prepare)
+_held: list[_Verdict] = []  # (MAX_HELD at most)
+_sender: subprocess.Popen[bytes] | None = None  # (kept: never waited for)
 _pending: list[_Verdict] = []  # reported while the set-up runs (MAX_PENDING at most)
 _wanted: bool | None = None
 _problem: str | None = None
 _told = False
 _notice: Callable[[str], None] | None = None
 MAX_PENDING = 2048
-SENDER_MARGIN = 0.5  # seconds (see _configured)
+MAX_HELD = 100_000
+SPOOL_FOLDER = "telemetry"  # in the state folder: the spools, and the export's log
+LOG = "export.log"
+UNSAID = "unsaid"  # the last failure logged, until a command tells it
+MAX_LOG = 1 << 20  # bytes: past that, the log is moved to export.log.1
+SENDER_BATCH = 512  # spans a batch, each sent before the next (the SDK's queue is bounded)
 
 
 class _Verdict(NamedTuple):
@@ -117,28 +128,15 @@ def _active() -> bool:
 
 
 def prepare() -> None:
-    """For a short-lived command that will report a verdict, called as it starts: with an
-    endpoint set, a sender process (``python -m padtui.telemetry``) is started, which
-    imports the SDK and exports what this process hands it, on another core beside the
-    command's work (importing the SDK and its HTTP stack here would cost the command more
-    than the work of a large audit's last tenth). Nothing is imported here."""
-    global _sender, _decided
+    """For a short-lived command (``check``, ``audit``), as it starts: with an endpoint set,
+    its verdicts are held, and handed at exit (``finish``) to a sender process that exports
+    them after the command has exited. Nothing is imported or started here."""
+    global _detached
     with _guard:
-        if _decided or _sender is not None or not wanted():
+        if _decided or _detached or not wanted():
             return
-        try:
-            _sender = subprocess.Popen(
-                [sys.executable, "-m", "padtui.telemetry"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                start_new_session=True,  # (the terminal's ^C is the command's, not its)
-            )
-        except OSError as exc:
-            _tell(f"telemetry off: the sender did not start ({exc.strerror or exc})")
-            _decided = True
-            return
-        atexit.register(finish)
+        _detached = True
+    atexit.register(finish)
 
 
 def _begin() -> None:
@@ -167,18 +165,16 @@ def _set_up() -> None:
 
 
 def enabled() -> bool:
-    """Whether verdicts are exported (waiting for the set-up, when one is under way)."""
-    prepare()
+    """Whether verdicts are exported in this process (waiting for the set-up, when one is
+    under way)."""
     thread = _setting_up
     if thread is not None:
         thread.join()
     return _exporting is not None
 
 
-def _configured(margin: float = 0.0) -> _Exporting | None:
-    """The export as the environment asks for it (None: none asked for, or no SDK);
-    ``margin``: seconds the exporter's timeout leaves to the sender process to say how it
-    went before the command stops waiting for it."""
+def _configured() -> _Exporting | None:
+    """The export as the environment asks for it (None: none asked for, or no SDK)."""
     endpoint = next((os.environ[n] for n in ENDPOINTS if os.environ.get(n, "").strip()), None)
     if endpoint is None or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
         return None
@@ -190,12 +186,7 @@ def _configured(margin: float = 0.0) -> _Exporting | None:
             "(pip install 'padtui[otel]'): nothing exported"
         )
         return None
-    timeout = exporter_timeout()
-    if margin:
-        exporter = otlp.OTLPSpanExporter(timeout=max(timeout - margin, timeout / 2))
-    else:
-        exporter = otlp.OTLPSpanExporter()
-    return _install(exporter, timeout, endpoint)
+    return _install(otlp.OTLPSpanExporter(), exporter_timeout(), endpoint)
 
 
 def exporter_timeout() -> float:
@@ -322,12 +313,18 @@ def finish() -> None:
 
 
 def _finish() -> None:
-    global _told
+    if _detached:
+        _dispatch()
+    else:
+        _in_process_done()
+    _say_problem()
+
+
+def _in_process_done() -> None:
+    """Send what this process queued, by the exporter's timeout (the set-up included)."""
     timeout = exporter_timeout()
     deadline = time.monotonic() + timeout + 0.2
     _worked_off(deadline)
-    if _sender is not None:
-        _sender_done(_sender, deadline)
     thread = _setting_up
     if thread is not None:
         thread.join(max(deadline - time.monotonic(), 0.0))
@@ -336,6 +333,10 @@ def _finish() -> None:
     exporting = _exporting
     if exporting is not None:
         _shut_down(exporting, deadline)
+
+
+def _say_problem() -> None:
+    global _told
     if _problem is not None and not _told:
         _told = True
         try:
@@ -345,51 +346,143 @@ def _finish() -> None:
             pass
 
 
-def _sender_done(sender: subprocess.Popen[bytes], deadline: float) -> None:
-    """Close the sender's input (it sends what it holds and ends), wait for it until
-    ``deadline``, and tell the first line it had to say."""
-    global _sender, _handed
-    _sender = None
-    if not _handed:  # (nothing to send: a command that ended on bad input)
-        sender.kill()
-        sender.communicate()
+# --- a detached sender, for check and audit -------------------------------------------------
+
+
+def _dispatch() -> None:
+    """Hand the verdicts held to a sender process (started, never waited for), and tell the
+    failure of an export before, if no command has told it yet."""
+    with _guard:
+        held = list(_held)
+        _held.clear()
+    if not held:
         return
-    _handed = 0
+    from padtui.core.storage.journal import state_dir
+
+    folder = os.path.join(state_dir(), SPOOL_FOLDER)
+    _tell_unsaid(folder)
+    _start_sender(folder, held)
+
+
+def _start_sender(folder: str, verdicts: Sequence[_Verdict]) -> None:
+    """Write ``verdicts`` to a spool file in ``folder`` and start the sender on it, in a
+    session of its own (the terminal's ^C and hang-up are the command's, not its), its output
+    appended to the export's log (a crash of it lands there, not on the command's screen)."""
+    global _sender
     try:
-        _out, err = sender.communicate(timeout=max(deadline - time.monotonic(), 0.0))
-    except subprocess.TimeoutExpired:
-        sender.kill()
-        sender.communicate()
-        _tell(f"telemetry not all sent within {exporter_timeout():g} s: the rest is dropped")
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        spool = _spooled(folder, verdicts)
+        log = _log_opened(folder)
+    except OSError as exc:
+        _tell(f"telemetry not sent: {one_line(folder, 160)}: {exc.strerror or exc}")
         return
-    except (OSError, ValueError) as exc:
-        _tell(f"telemetry: the sender failed ({one_line(str(exc), 160)})")
-        return
-    said = [line for line in err.decode("utf-8", "replace").splitlines() if line]
-    told = [line for line in said if line.startswith("padtui: ")]
-    if told:
-        _tell(told[0].removeprefix("padtui: "))
-    elif sender.returncode:
-        _tell(f"telemetry: the sender failed ({one_line(said[-1] if said else '', 160)})")
+    try:
+        _sender = subprocess.Popen(
+            [sys.executable, "-m", "padtui.telemetry", spool],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(spool)
+        _tell(f"telemetry not sent: the sender did not start ({exc.strerror or exc})")
+    finally:
+        os.close(log)
 
 
-def _send_from_standard_input() -> int:
-    """The sender process: each line of standard input a verdict, exported as the set-up
-    in process does; at the end, what is queued is sent within the exporter's timeout and a
-    problem is one line on standard error (read by the command that started it)."""
+def _spooled(folder: str, verdicts: Sequence[_Verdict]) -> str:
+    """A new spool file in ``folder`` holding ``verdicts``, a line of JSON each."""
+    path = os.path.join(folder, f"{os.getpid()}-{time.time_ns()}.jsonl")
+    lines = (json.dumps(v._asdict(), ensure_ascii=True, default=str) + "\n" for v in verdicts)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.writelines(lines)
+    return path
+
+
+def _log_opened(folder: str) -> int:
+    """The export's log, opened to append (moved to ``export.log.1`` first past MAX_LOG)."""
+    path = os.path.join(folder, LOG)
+    with contextlib.suppress(OSError):
+        if os.stat(path).st_size > MAX_LOG:
+            os.replace(path, path + ".1")
+    return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+
+def _tell_unsaid(folder: str) -> None:
+    """The failure the last sender logged, told once (the command that claims it tells it)."""
+    unsaid = os.path.join(folder, UNSAID)
+    claimed = f"{unsaid}.told-{os.getpid()}"
+    try:
+        os.rename(unsaid, claimed)
+    except OSError:
+        return
+    try:
+        with open(claimed, encoding="utf-8", errors="replace") as got:
+            at, _, line = got.read(2000).partition(" ")
+    except OSError:
+        return
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(claimed)
+    where = one_line(os.path.join(folder, LOG), 200)
+    _tell(
+        f"an export before this one failed at {one_line(at, 40)}: {one_line(line, 300)} ({where})"
+    )
+
+
+def _send_spooled(spool: str) -> int:
+    """The sender: the verdicts in ``spool`` exported as the set-up in process does, within
+    the exporter's timeout, and the spool removed; a problem is one line in the export's log
+    (its standard error) and kept for the next command to tell."""
     global _exporting, _decided
-    exporting = _exporting = _configured(margin=SENDER_MARGIN)
-    _decided = True
-    for line in sys.stdin.buffer:
-        if exporting is None:
-            continue  # (read to the end all the same: the command's writes never block)
-        try:
-            got = json.loads(line)
-            _span(exporting, _Verdict(int(got["at"]), got["attributes"], got["event"]))
-        except (ValueError, KeyError, TypeError) as exc:
-            _tell(f"telemetry: a verdict not read ({one_line(str(exc), 120)})")
-    finish()
+    try:
+        verdicts = _unspooled(spool)
+        exporting = _exporting = _configured()
+        _decided = True
+        if exporting is not None:
+            _export_all(exporting, verdicts)
+    except Exception as exc:  # (a line in the log, not a traceback)
+        _tell(f"telemetry: {one_line(str(exc) or type(exc).__name__, 200)}")
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(spool)
+    if _problem is not None:
+        _logged(os.path.dirname(spool), _problem)
     return 0
+
+
+def _unspooled(spool: str) -> list[_Verdict]:
+    verdicts = []
+    with open(spool, encoding="ascii") as lines:
+        for line in lines:
+            got = json.loads(line)
+            verdicts.append(_Verdict(int(got["at"]), got["attributes"], got["event"]))
+    return verdicts
+
+
+def _export_all(exporting: _Exporting, verdicts: Sequence[_Verdict]) -> None:
+    for done, verdict in enumerate(verdicts, 1):
+        _span(exporting, verdict)
+        if done % SENDER_BATCH == 0:  # (the queue is bounded: its spans sent before more)
+            exporting.processor.force_flush(int(exporting.timeout * 1000))
+    _shut_down(exporting, time.monotonic() + exporting.timeout + 0.2)
+
+
+def _logged(folder: str, problem: str) -> None:
+    """``problem`` as a line of the log (standard error), and as the failure unsaid."""
+    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"{at} padtui: {problem}\n")
+        sys.stderr.flush()
+    fresh = os.path.join(folder, f"{UNSAID}.new-{os.getpid()}")
+    with contextlib.suppress(OSError):
+        fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(f"{at} {problem}\n")
+        os.replace(fresh, os.path.join(folder, UNSAID))
 
 
 def _shut_down(exporting: _Exporting, deadline: float) -> None:
@@ -428,12 +521,12 @@ def flush() -> None:
 
 
 def stop() -> None:
-    """Send what is queued and forget the set-up: the next verdict looks at the environment
-    again."""
-    global _exporting, _decided, _setting_up, _sender, _wanted, _problem, _told
+    """Send what is queued (a detached command: hand it to its sender) and forget the
+    set-up: the next verdict looks at the environment again."""
+    global _exporting, _decided, _setting_up, _detached, _wanted, _problem, _told
+    if _detached:
+        _dispatch()
     _worked_off(time.monotonic() + 10.0)
-    if _sender is not None:
-        _sender_done(_sender, time.monotonic() + exporter_timeout() + 0.2)
     thread = _setting_up
     if thread is not None:
         thread.join()
@@ -441,9 +534,10 @@ def stop() -> None:
     if exporting is not None:
         _shut_down(exporting, time.monotonic() + exporting.timeout + 0.2)
     with _guard:
-        _exporting, _decided, _setting_up, _sender, _wanted = None, False, None, None, None
+        _exporting, _decided, _setting_up, _detached, _wanted = None, False, None, False, None
         _problem, _told = None, False
         _pending.clear()
+        _held.clear()
 
 
 # --- the verdicts ---------------------------------------------------------------------------
@@ -474,41 +568,34 @@ def report_verdict(
             "padtui.source": source,
             "padtui.verdict": str(verdict),
         }
-        if agent_id:
-            attributes["gen_ai.agent.id"] = agent_id
-        if conversation_id:
-            attributes["gen_ai.conversation.id"] = conversation_id
-        if compacted is not None:
-            attributes["gen_ai.conversation.compacted"] = compacted
-        attributes.update({f"padtui.{k}": v for k, v in (detail or {}).items() if v is not None})
-        made = _Verdict(time.time_ns(), attributes, _evaluation(verdict, score, explanation))
-        if _sender is not None:
-            _hand_over(_sender, made)
-            return
-        with _guard:
-            exporting = _exporting
-            if exporting is None:  # (the set-up under way sends it once done)
-                if not _decided and len(_pending) < MAX_PENDING:
-                    _pending.append(made)
-                    _begin()
-                return
-        _span(exporting, made)
+        known = {
+            "gen_ai.agent.id": agent_id or None,
+            "gen_ai.conversation.id": conversation_id or None,
+            "gen_ai.conversation.compacted": compacted,
+            **{f"padtui.{k}": v for k, v in (detail or {}).items()},
+        }
+        attributes.update((k, v) for k, v in known.items() if v is not None)
+        _report(_Verdict(time.time_ns(), attributes, _evaluation(verdict, score, explanation)))
     except Exception as exc:  # exporting never breaks padtui
         _tell(f"telemetry: {one_line(str(exc) or type(exc).__name__, 200)}")
 
 
-def _hand_over(sender: subprocess.Popen[bytes], verdict: _Verdict) -> None:
-    """One verdict to the sender process, as a line of JSON."""
-    global _handed
-    line = json.dumps(verdict._asdict(), ensure_ascii=True, default=str) + "\n"
-    try:
-        with _guard:
-            _handed += 1
-            assert sender.stdin is not None
-            sender.stdin.write(line.encode("ascii"))
-            sender.stdin.flush()
-    except (OSError, ValueError):
-        _tell("telemetry not sent: the sender process ended")
+def _report(verdict: _Verdict) -> None:
+    """Held (a detached command), waiting for the set-up under way, or a span now."""
+    with _guard:
+        if _detached:
+            if len(_held) < MAX_HELD:
+                _held.append(verdict)
+            else:
+                _tell(f"telemetry: verdicts dropped (more than {MAX_HELD:,} in one command)")
+            return
+        exporting = _exporting
+        if exporting is None:  # (the set-up under way sends it once done)
+            if not _decided and len(_pending) < MAX_PENDING:
+                _pending.append(verdict)
+                _begin()
+            return
+    _span(exporting, verdict)
 
 
 def _evaluation(verdict: str, score: float | None, explanation: str) -> Attributes:
@@ -550,36 +637,44 @@ def audited(
     if not _active():
         return
     lost = [f for f in result.findings if f.code in RULE_LOSSES]
-    score: float | None = 1.0
-    rules_before = rules_lost = None
-    if lost:
-        score = None
-        if old is not None:
-            memo = counter.store.rules if counter is not None and counter.store else None
-            rules_before, rules_lost = _rules_lost(old, lost, rule_map, memo)
-            if rules_before:
-                score = (rules_before - rules_lost) / rules_before
+    memo = counter.store.rules if counter is not None and counter.store else None
+    score, rules_before, rules_lost = _share_carried(old, lost, rule_map, memo)
     attributes: Attributes = {
         "findings.codes": sorted({str(f.code) for f in result.findings}),
         "findings.critical": len(result.critical),
         "rules.before": rules_before,
-        "rules.lost": rules_lost if lost else 0,
+        "rules.lost": rules_lost,
         "tokens.before": result.tokens_before,
         "tokens.after": result.tokens_after,
         "claims.before": result.claims_before,
         "claims.after": result.claims_after,
         **detail,
     }
+    explanation = _explained(f.message for f in lost)
     report_verdict(
         store_id,
         result.verdict,
         source=source,
-        score=score,
-        explanation=_explained(f.message for f in lost),
         agent_id=agent_id,
         conversation_id=conversation_id,
+        score=score,
+        explanation=explanation,
         detail=attributes,
     )
+
+
+def _share_carried(
+    old: Pad | None, lost: Sequence[Finding], rule_map: RuleMap | None, memo: RuleMemo | None
+) -> tuple[float | None, int | None, int | None]:
+    """The share of the rules of ``old`` an audit carried (1 when no finding lost one; none
+    when one was but ``old`` is not known), the rules of ``old`` (counted only then), and
+    those lost."""
+    if not lost:
+        return 1.0, None, 0
+    if old is None:
+        return None, None, None
+    before, gone = _rules_lost(old, lost, rule_map, memo)
+    return ((before - gone) / before if before else None), before, gone
 
 
 def _rules_lost(
@@ -613,13 +708,9 @@ def planned(store_id: str, plan: Plan, *, source: str) -> None:
         "rules.at_risk": len(at_risk),
         "rules.lost": len(dropped),
     }
+    lost = _explained(r.text for r in dropped)
     report_verdict(
-        store_id,
-        plan.verdict,
-        source=source,
-        score=score,
-        explanation=_explained(r.text for r in dropped),
-        detail=detail,
+        store_id, plan.verdict, source=source, score=score, explanation=lost, detail=detail
     )
 
 
@@ -716,4 +807,7 @@ def _explained(lost: Iterable[str]) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(_send_from_standard_input())
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: python -m padtui.telemetry SPOOL (started by check and audit)\n")
+        raise SystemExit(2)
+    raise SystemExit(_send_spooled(sys.argv[1]))

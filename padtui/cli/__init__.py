@@ -106,7 +106,7 @@ def _main(argv: Sequence[str] | None) -> tuple[int, bool]:
         if run is None:
             raise UsageError("no command given (see `padtui --help`)")
         if run in (commands.check, commands.audit):
-            telemetry.prepare()  # (with an endpoint set: the SDK imported beside the work)
+            telemetry.prepare()  # (with an endpoint set: verdicts left to a sender at exit)
         if run in _SHORT_LIVED:
             headless = True
             return _without_cyclic_gc(run, args), headless

@@ -1,11 +1,13 @@
-"""The SDK's in-memory exporter behind padtui's telemetry, and pads to audit."""
+"""The SDK's in-memory exporter behind padtui's telemetry, pads to audit, and a wait on what
+another process does."""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -57,3 +59,40 @@ def evaluation(span: Any) -> dict[str, Any]:
     found = [e for e in span.events if e.name == "gen_ai.evaluation.result"]
     assert len(found) == 1, span.events
     return dict(found[0].attributes)
+
+
+T = TypeVar("T")
+
+
+def until(
+    condition: Callable[[], T],
+    what: str,
+    timeout: float,
+    *,
+    ended: Callable[[], str | None] = lambda: None,
+) -> T:
+    """What ``condition()`` gives once it holds (asked every 50 ms: the other process sends
+    no signal to wait on); the test fails after ``timeout`` seconds, or at once when
+    ``ended()`` says why it never will (a server that exited)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = condition()
+        if got:
+            return got
+        why = ended()
+        if why is not None:
+            pytest.fail(f"{why} before {what}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def sent_off(state: Path) -> bool:
+    """Whether every sender started under ``state`` (an ``XDG_STATE_HOME``) is done: its spool
+    removed."""
+    return not list((state / "padtui" / "telemetry").glob("*.jsonl"))
+
+
+def export_log(state: Path) -> str:
+    log = state / "padtui" / "telemetry" / telemetry.LOG
+    return log.read_text(encoding="utf-8") if log.exists() else ""

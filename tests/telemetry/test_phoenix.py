@@ -14,16 +14,15 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.telemetry.conftest import NEW, OLD, OTEL_VARS, write_pad
+from tests.telemetry.conftest import NEW, OLD, OTEL_VARS, export_log, sent_off, until, write_pad
 
 STARTUP = 240.0  # seconds: Phoenix migrates its database and builds its app as it starts
 ARRIVAL = 60.0  # seconds for a span sent to be listed
@@ -71,21 +70,15 @@ def get(url: str) -> tuple[int, Any]:
         return 0, None
 
 
-def wait_for(
-    what: str, check: Any, limit: float, server: subprocess.Popen[bytes], log: Path
-) -> Any:
-    deadline = time.monotonic() + limit
-    while True:
-        got = check()
-        if got:
-            return got
-        if server.poll() is not None:
-            pytest.fail(f"phoenix exited ({server.returncode}) before {what}:\n{log.read_text()}")
-        if time.monotonic() > deadline:
-            pytest.fail(
-                f"timed out after {limit:g} s waiting for {what}:\n{log.read_text()[-3000:]}"
-            )
-        time.sleep(0.25)
+def up(server: subprocess.Popen[bytes], log: Path) -> Callable[[], str | None]:
+    """Why phoenix will answer no more (it exited), with what it said; else None."""
+
+    def ended() -> str | None:
+        if server.poll() is None:
+            return None
+        return f"phoenix exited ({server.returncode}):\n{log.read_text()[-3000:]}"
+
+    return ended
 
 
 @pytest.fixture
@@ -115,7 +108,11 @@ def phoenix(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path
         )
     try:
         base = f"http://127.0.0.1:{port}"
-        wait_for("phoenix to be up", lambda: get(f"{base}/healthz")[0] == 200, STARTUP, server, log)
+
+        def healthy() -> bool:
+            return get(f"{base}/healthz")[0] == 200
+
+        until(healthy, "phoenix to be up", STARTUP, ended=up(server, log))
         yield base, server, log
     finally:
         server.terminate()
@@ -130,13 +127,14 @@ def test_phoenix_receives_the_verdict_of_an_audit(
     phoenix: tuple[str, subprocess.Popen[bytes], Path], tmp_path: Path
 ) -> None:
     base, server, log = phoenix
+    state = tmp_path / "state"
     old = write_pad(tmp_path / "old.json", OLD)
     new = write_pad(tmp_path / "new.json", NEW)
     env = {k: v for k, v in os.environ.items() if k not in OTEL_VARS}
     env.update(
         OTEL_EXPORTER_OTLP_ENDPOINT=base,
         OTEL_EXPORTER_OTLP_TIMEOUT="10",
-        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_STATE_HOME=str(state),
     )
     done = subprocess.run(
         [sys.executable, "-m", "padtui", "audit", str(old), str(new)],
@@ -147,7 +145,7 @@ def test_phoenix_receives_the_verdict_of_an_audit(
         check=False,
     )
     assert done.returncode == 1, done.stderr  # corruption, as without telemetry
-    assert done.stderr == ""  # sent: nothing to say
+    assert done.stderr == ""  # (the command does not wait for the export: nothing to say)
 
     def ours() -> list[dict[str, Any]]:
         status, body = get(f"{base}/v1/projects/default/spans?limit=100")
@@ -159,7 +157,7 @@ def test_phoenix_receives_the_verdict_of_an_audit(
             if s.get("attributes", {}).get("gen_ai.memory.store.id") == str(new)
         ]
 
-    spans = wait_for("the audit's span", ours, ARRIVAL, server, log)
+    spans = until(ours, "the audit's span", ARRIVAL, ended=up(server, log))
     assert len(spans) == 1
     span = spans[0]
     assert span["name"] == "update_memory"
@@ -175,3 +173,6 @@ def test_phoenix_receives_the_verdict_of_an_audit(
     assert result["gen_ai.evaluation.score.label"] == "corruption"
     assert result["gen_ai.evaluation.score.value"] == pytest.approx(1 / 3)
     assert "c-retry" in result["gen_ai.evaluation.explanation"]
+    # the sender, once done, removed its spool and logged no failure
+    until(lambda: sent_off(state), "the sender to finish", ARRIVAL)
+    assert export_log(state) == ""

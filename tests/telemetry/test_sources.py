@@ -14,6 +14,13 @@ import pytest
 from padtui.cli import main
 from tests.telemetry.conftest import NEW, OLD, Spans, evaluation, write_pad
 
+# git without the user's configuration, committing as one person
+GIT_ALONE = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"} | {
+    f"GIT_{who}_{what}": value
+    for who in ("AUTHOR", "COMMITTER")
+    for what, value in (("NAME", "Dana Example"), ("EMAIL", "dana@example.com"))
+}
+
 
 def only(spans: Spans) -> dict:
     got = spans()
@@ -71,11 +78,8 @@ def test_check_exports_the_trial_and_its_refusal(spans: Spans, tmp_path: Path, c
 def test_audit_git_exports_each_commit(
     spans: Spans, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for who in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{who}_NAME", "Dana Example")
-        monkeypatch.setenv(f"GIT_{who}_EMAIL", "dana@example.com")
+    for name, value in GIT_ALONE.items():
+        monkeypatch.setenv(name, value)
 
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True)
