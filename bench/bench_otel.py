@@ -6,7 +6,11 @@ of their medians:
 - ``padtui audit OLD NEW`` on a pad of about 200k tokens (``bench/padgen.py``), the whole
   command as a user runs it (a fresh process each time, the count cache warm): one entry
   edited (a live pad's usual rewrite), and a sealed constraint dropped (corruption: the rules
-  of the version before are then counted for the share carried). Target: at most +5 %.
+  of the version before are then counted for the share carried). Target: at most +5 %. The
+  command hands its verdict to a sender process and exits: after each run with exporting,
+  the benchmark waits (untimed) until the receiver has the span and the sender is done, so
+  that the next run does not share the cores with it, and reports that wait as the time a
+  span takes to arrive.
 - the inspector's write → screen latency (``bench/bench_latency.py``'s own measure, reused)
   on a pad of about 200k tokens, in rounds with and without exporting: p50 and p95 per
   condition. Target: nothing measurable (a difference within that between rounds alike).
@@ -95,41 +99,49 @@ def audit_once(old: str, new: str, env: dict[str, str]) -> float:
     return took
 
 
-def sender_alone(endpoint: str, runs: int = 5) -> None:
-    """How long the sender process takes to be ready (start, import the SDK), nothing sent:
-    what the command must outlast for the sender to cost it nothing but its start."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
-    env[ENDPOINT] = endpoint
-    took = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "padtui.telemetry"], input=b"", env=env, check=True)
-        took.append(time.perf_counter() - start)
-    print(f"the sender alone, ready and done: median {statistics.median(took) * 1000:.0f} ms")
+def delivered(batches: int, spools: str, limit: float = 120.0) -> float:
+    """Seconds until the receiver holds more than ``batches`` batches and no spool is left in
+    ``spools`` (the sender done): what a span takes to arrive once the command has exited,
+    and the next run does not share the cores with the sender."""
+    start = time.perf_counter()
+    while Receiver.batches <= batches or any(n.endswith(".jsonl") for n in os.listdir(spools)):
+        if time.perf_counter() - start > limit:
+            raise SystemExit(f"nothing delivered within {limit:g} s (see {spools}/export.log)")
+        time.sleep(0.005)
+    return time.perf_counter() - start
+
+
+def spread(times: list[float]) -> str:
+    ms = sorted(t * 1000 for t in times)
+    return f"{statistics.median(ms):.0f} ms ({ms[0]:.0f}–{ms[-1]:.0f})"
 
 
 def bench_audit(tokens: int, runs: int, endpoint: str, tmp: str) -> None:
     base = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     base["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
     base["XDG_STATE_HOME"] = os.path.join(tmp, "state")
+    spools = os.path.join(tmp, "state", "padtui", "telemetry")
     exporting = {**base, ENDPOINT: endpoint}
     for name, (old, new) in pairs(tokens, tmp).items():
         for env in (base, exporting):  # (the count cache warm, the files in the page cache)
             audit_once(old, new, env)
+        delivered(0, spools)
         without: list[float] = []
         with_: list[float] = []
-        before = Receiver.batches
+        arrival: list[float] = []
         for i in range(runs):
-            order = [(base, without), (exporting, with_)]
-            for env, into in order if i % 2 == 0 else reversed(order):
-                into.append(audit_once(old, new, env))
-        sent = Receiver.batches - before
+            for on in (False, True) if i % 2 == 0 else (True, False):
+                before = Receiver.batches
+                (with_ if on else without).append(audit_once(old, new, exporting if on else base))
+                if on:
+                    arrival.append(delivered(before, spools))
         a, b = statistics.median(without), statistics.median(with_)
         print(
-            f"audit, {name}: without {a * 1000:.0f} ms · with {b * 1000:.0f} ms (medians of "
-            f"{runs}) · ratio {b / a:.3f} · {sent} batches received",
+            f"audit, {name} ({runs} runs each, alternated): without {spread(without)} · "
+            f"with {spread(with_)} · ratio of medians {b / a:.3f}",
             flush=True,
         )
+        print(f"  span received after the command's exit: {spread(arrival)}", flush=True)
 
 
 def bench_inspector(tokens: int, writes: int, rounds: int, endpoint: str, tmp: str) -> None:
@@ -174,7 +186,7 @@ def bench_inspector(tokens: int, writes: int, rounds: int, endpoint: str, tmp: s
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=9, help="audits per condition and pair")
+    parser.add_argument("--runs", type=int, default=15, help="audits per condition and pair")
     parser.add_argument("--writes", type=int, default=30, help="writes per inspector round")
     parser.add_argument("--rounds", type=int, default=3, help="inspector rounds per condition")
     parser.add_argument("--tokens", type=int, default=200_000)
@@ -186,7 +198,6 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="padtui-bench-otel-") as tmp:
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")
         os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
-        sender_alone(endpoint)
         bench_audit(args.tokens, args.runs, endpoint, tmp)
         if not args.skip_inspector:
             bench_inspector(args.tokens, args.writes, args.rounds, endpoint, tmp)
